@@ -1,0 +1,274 @@
+//! A service's limiter: named groups, each a policy, over one backend (memory or Redis).
+
+use crate::clock::{SharedClock, duration_nanos, system_clock};
+use crate::decision::Decision;
+use crate::gcra::Gcra;
+use crate::key::KeyDigest;
+use crate::memory::{BucketKey, MemoryStore};
+use crate::metrics::{GroupCounters, LimiterMetrics, Outcome};
+use crate::policy::Policy;
+use crate::redis_store::{RedisConfig, RedisStore, Source};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The default bound on tracked buckets per limiter.
+pub const DEFAULT_MAX_TRACKED_KEYS: usize = 20_000;
+
+/// A group's handle, resolved once from its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupId(u16);
+
+/// A named budget.
+#[derive(Debug)]
+pub struct Group {
+    name: String,
+    policy: Policy,
+    gcra: Gcra,
+    advertised: bool,
+    counters: GroupCounters,
+}
+
+impl Group {
+    /// The group's name (`credential`, `write`, …).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its budget.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// False for a group whose state must not reach a client (a per-recipient ceiling:
+    /// its remaining count would say how much mail somebody else's inbox received).
+    pub fn advertised(&self) -> bool {
+        self.advertised
+    }
+}
+
+/// Why a limiter could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum LimiterError {
+    /// Two groups share a name.
+    #[error("group {0:?} is declared twice")]
+    DuplicateGroup(String),
+    /// The Redis URL could not be used.
+    #[error("REDIS_URL is not a usable Redis URL: {0}")]
+    Redis(String),
+}
+
+#[derive(Debug)]
+enum Backend {
+    Memory(MemoryStore),
+    Redis(RedisStore),
+}
+
+#[derive(Debug)]
+struct Inner {
+    groups: Vec<Group>,
+    backend: Backend,
+    clock: SharedClock,
+}
+
+/// The outcome of every bucket a request was checked against, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Each checked group with its decision; checking stops at the first refusal.
+    pub checked: Vec<(GroupId, Decision)>,
+}
+
+impl Verdict {
+    /// The first refusal: its group and its wait.
+    pub fn refusal(&self) -> Option<(GroupId, Duration)> {
+        self.checked
+            .iter()
+            .find_map(|(group, decision)| decision.retry_after().map(|wait| (*group, wait)))
+    }
+}
+
+/// A service's limiter. Cheap to clone; clones share buckets.
+#[derive(Clone, Debug)]
+pub struct Limiter {
+    inner: Arc<Inner>,
+}
+
+impl Limiter {
+    /// Starts a limiter for `service` (the name in metrics and Redis keys).
+    pub fn builder(service: &str) -> LimiterBuilder {
+        LimiterBuilder {
+            service: service.to_owned(),
+            groups: Vec::new(),
+            max_tracked_keys: DEFAULT_MAX_TRACKED_KEYS,
+            clock: None,
+            metrics: LimiterMetrics::default(),
+            redis: None,
+        }
+    }
+
+    /// The handle of a named group.
+    pub fn group_id(&self, name: &str) -> Option<GroupId> {
+        let index = self
+            .inner
+            .groups
+            .iter()
+            .position(|group| group.name == name)?;
+        u16::try_from(index).ok().map(GroupId)
+    }
+
+    /// A group by handle.
+    pub fn group(&self, id: GroupId) -> &Group {
+        &self.inner.groups[usize::from(id.0)]
+    }
+
+    /// Every group, in declaration order.
+    pub fn groups(&self) -> impl Iterator<Item = (GroupId, &Group)> {
+        self.inner
+            .groups
+            .iter()
+            .zip(0u16..)
+            .map(|(group, index)| (GroupId(index), group))
+    }
+
+    /// Decides one request on one bucket. Never blocks: memory answers at once, Redis within
+    /// its timeout or locally.
+    pub async fn check(&self, id: GroupId, key: KeyDigest) -> Decision {
+        let group = self.group(id);
+        let bucket = BucketKey { group: id.0, key };
+        let now = duration_nanos(self.inner.clock.now());
+        let (decision, fallback, evicted) = match &self.inner.backend {
+            Backend::Memory(store) => {
+                let stored = store.decide(bucket, &group.gcra, now);
+                (stored.decision, false, stored.evicted)
+            }
+            Backend::Redis(store) => {
+                match store.decide(&group.name, bucket, &group.gcra, now).await {
+                    (decision, Source::Shared) => (decision, false, false),
+                    (decision, Source::Fallback { evicted }) => (decision, true, evicted),
+                }
+            }
+        };
+        if fallback {
+            group.counters.record(Outcome::Fallback);
+        }
+        if evicted {
+            group.counters.record(Outcome::Evicted);
+        }
+        let outcome = if decision.is_allowed() {
+            Outcome::Allowed
+        } else {
+            Outcome::Refused
+        };
+        group.counters.record(outcome);
+        decision
+    }
+
+    /// Decides one request on several buckets (per IP *and* per recipient, say): refused if
+    /// any refuses. Buckets are asked in order and asking stops at the first refusal.
+    pub async fn check_all(&self, checks: &[(GroupId, KeyDigest)]) -> Verdict {
+        let mut checked = Vec::with_capacity(checks.len());
+        for &(id, key) in checks {
+            let decision = self.check(id, key).await;
+            checked.push((id, decision));
+            if !decision.is_allowed() {
+                break;
+            }
+        }
+        Verdict { checked }
+    }
+
+    /// Buckets held in this process (for Redis, the local fallback's).
+    pub fn tracked_keys(&self) -> usize {
+        match &self.inner.backend {
+            Backend::Memory(store) => store.len(),
+            Backend::Redis(store) => store.fallback_len(),
+        }
+    }
+
+    /// A group's count of one outcome, for tests and logs.
+    pub fn count(&self, id: GroupId, outcome: Outcome) -> u64 {
+        self.group(id).counters.get(outcome)
+    }
+}
+
+/// Declares a limiter's groups and backend.
+#[derive(Debug)]
+pub struct LimiterBuilder {
+    service: String,
+    groups: Vec<(String, Policy, bool)>,
+    max_tracked_keys: usize,
+    clock: Option<SharedClock>,
+    metrics: LimiterMetrics,
+    redis: Option<RedisConfig>,
+}
+
+impl LimiterBuilder {
+    /// A group whose state is advertised in `RateLimit` headers.
+    pub fn group(mut self, name: &str, policy: Policy) -> Self {
+        self.groups.push((name.to_owned(), policy, true));
+        self
+    }
+
+    /// A group that limits but never shows up in headers (see [`Group::advertised`]).
+    pub fn hidden_group(mut self, name: &str, policy: Policy) -> Self {
+        self.groups.push((name.to_owned(), policy, false));
+        self
+    }
+
+    /// The bound on tracked buckets (default 20 000).
+    pub fn max_tracked_keys(mut self, max: usize) -> Self {
+        self.max_tracked_keys = max;
+        self
+    }
+
+    /// The clock (default: the system's monotonic clock).
+    pub fn clock(mut self, clock: SharedClock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Counters shared with the service's registry.
+    pub fn metrics(mut self, metrics: LimiterMetrics) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Shares buckets through Redis instead of keeping them in memory.
+    pub fn redis(mut self, config: RedisConfig) -> Self {
+        self.redis = Some(config);
+        self
+    }
+
+    /// Builds the limiter. Connecting to Redis is lazy: this never waits for it.
+    pub fn build(self) -> Result<Limiter, LimiterError> {
+        let clock = self.clock.unwrap_or_else(system_clock);
+        let mut groups: Vec<Group> = Vec::with_capacity(self.groups.len());
+        for (name, policy, advertised) in self.groups {
+            if groups.iter().any(|group| group.name == name) {
+                return Err(LimiterError::DuplicateGroup(name));
+            }
+            let counters = self.metrics.group_counters(&self.service, &name);
+            let gcra = Gcra::new(&policy);
+            groups.push(Group {
+                name,
+                policy,
+                gcra,
+                advertised,
+                counters,
+            });
+        }
+        let backend = match &self.redis {
+            None => Backend::Memory(MemoryStore::new(self.max_tracked_keys)),
+            Some(config) => Backend::Redis(
+                RedisStore::new(config, &self.service, self.max_tracked_keys, clock.clone())
+                    .map_err(|error| LimiterError::Redis(format!("{:?}", error.kind())))?,
+            ),
+        };
+        Ok(Limiter {
+            inner: Arc::new(Inner {
+                groups,
+                backend,
+                clock,
+            }),
+        })
+    }
+}
