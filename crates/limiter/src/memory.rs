@@ -54,13 +54,19 @@ impl MemoryStore {
     /// Decides one request at `now` (nanoseconds on the limiter's clock).
     pub fn decide(&self, bucket: BucketKey, gcra: &Gcra, now: u64) -> Stored {
         let mut shard = self.shard(&bucket.key);
-        let (decision, next) = gcra.decide(shard.get(&bucket).copied(), now);
-        let evicted = match next {
-            Some(tat) => shard
-                .push(bucket, tat)
-                .is_some_and(|(pushed_out, _)| pushed_out != bucket),
-            None => false,
-        };
+        if let Some(tat) = shard.get_mut(&bucket) {
+            let (decision, next) = gcra.decide(Some(*tat), now);
+            if let Some(next) = next {
+                *tat = next;
+            }
+            return Stored {
+                decision,
+                evicted: false,
+            };
+        }
+        let (decision, next) = gcra.decide(None, now);
+        // A new key: `push` hands back an entry only when it pushed one out.
+        let evicted = next.is_some_and(|tat| shard.push(bucket, tat).is_some());
         Stored { decision, evicted }
     }
 
