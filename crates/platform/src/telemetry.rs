@@ -18,10 +18,9 @@ pub const ENV_LOG_FORMAT: &str = "LOG_FORMAT";
 pub const DEFAULT_FILTER: &str = "info";
 
 /// How each event is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LogFormat {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LogFormat {
     /// One line per event, for people.
-    #[default]
     Compact,
     /// One JSON object per line, event fields at the top level, for log shippers.
     Json,
