@@ -28,15 +28,15 @@ fn ours() -> Limiter {
     Limiter::builder("bench")
         .group(
             "group",
-            limiter::Policy::new(BUDGET, Duration::from_secs(1)).unwrap(),
+            limiter::Policy::new(BUDGET, Duration::from_secs(1)).expect("a valid budget"),
         )
         .build()
-        .unwrap()
+        .expect("the limiter builds")
 }
 
 fn governor() -> Arc<governor::DefaultKeyedRateLimiter<[u8; 16]>> {
     Arc::new(RateLimiter::keyed(Quota::per_second(
-        NonZeroU32::new(BUDGET).unwrap(),
+        NonZeroU32::new(BUDGET).expect("non-zero"),
     )))
 }
 
@@ -63,7 +63,7 @@ fn decisions(c: &mut Criterion) {
         for live in LIVE_KEYS {
             let keys = keys(live);
             let limiter = ours();
-            let id = limiter.group_id("group").unwrap();
+            let id = limiter.group_id("group").expect("a declared group");
             group.bench_function(BenchmarkId::new("ours", live), |b| {
                 b.iter_custom(|iters| {
                     timed(iters, threads, |i| {
@@ -84,6 +84,34 @@ fn decisions(c: &mut Criterion) {
     }
 }
 
+/// Where one decision's time goes: the clock read, and the bounded store with no clock.
+fn breakdown(c: &mut Criterion) {
+    let clock = limiter::SystemClock::new();
+    c.bench_function("breakdown/clock-read/instant", |b| {
+        b.iter(|| black_box(limiter::Clock::now(&clock)))
+    });
+    let coarse = limiter::clock::CoarseClock::new();
+    c.bench_function("breakdown/clock-read/coarse", |b| {
+        b.iter(|| black_box(limiter::Clock::now(&coarse)))
+    });
+    let keys = keys(20_000);
+    let store = limiter::memory::MemoryStore::new(20_000);
+    let gcra = limiter::gcra::Gcra::new(
+        &limiter::Policy::new(BUDGET, Duration::from_secs(1)).expect("a valid budget"),
+    );
+    let mut i = 0usize;
+    c.bench_function("breakdown/store-only/20000", |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            let bucket = limiter::memory::BucketKey {
+                group: 0,
+                key: keys[i],
+            };
+            black_box(store.decide(bucket, &gcra, u64::try_from(i).unwrap_or(0)))
+        });
+    });
+}
+
 fn digest(c: &mut Criterion) {
     let raw = "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0";
     c.bench_function("digest/sha256-16-of-a-bearer", |b| {
@@ -97,6 +125,6 @@ fn digest(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = decisions, digest
+    targets = decisions, breakdown, digest
 }
 criterion_main!(benches);

@@ -25,10 +25,10 @@ fn main() {
 
     let region = Region::new(GLOBAL);
     let ours = Limiter::builder("memory")
-        .group("group", "300/1h".parse().unwrap())
+        .group("group", "300/1h".parse().expect("a valid budget"))
         .build()
-        .unwrap();
-    let id = ours.group_id("group").unwrap();
+        .expect("the limiter builds");
+    let id = ours.group_id("group").expect("a declared group");
     for key in &keys {
         let _ = ours.check(id, *key).now_or_never();
     }
@@ -37,7 +37,7 @@ fn main() {
     drop(ours);
 
     let region = Region::new(GLOBAL);
-    let reference = RateLimiter::keyed(Quota::per_hour(NonZeroU32::new(300).unwrap()));
+    let reference = RateLimiter::keyed(Quota::per_hour(NonZeroU32::new(300).expect("non-zero")));
     for key in &keys {
         let _ = reference.check_key(key.as_bytes());
     }

@@ -19,11 +19,11 @@ async fn main() {
     let mut config = RedisConfig::new(url);
     config.timeout = Duration::from_secs(1);
     let limiter = Limiter::builder("bench")
-        .group("group", "1000000000/1h".parse().unwrap())
+        .group("group", "1000000000/1h".parse().expect("a valid budget"))
         .redis(config)
         .build()
-        .unwrap();
-    let id = limiter.group_id("group").unwrap();
+        .expect("the limiter builds");
+    let id = limiter.group_id("group").expect("a declared group");
     let started = Instant::now();
     let tasks: Vec<_> = (0..TASKS)
         .map(|task| {
@@ -41,7 +41,7 @@ async fn main() {
         })
         .collect();
     for task in tasks {
-        task.await.unwrap();
+        task.await.expect("the task completes");
     }
     let elapsed = started.elapsed().as_secs_f64();
     let decisions = f64::from(TASKS * PER_TASK);

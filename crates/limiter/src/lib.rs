@@ -32,7 +32,7 @@ mod redis_store;
 pub mod rules;
 pub mod sliding;
 
-pub use clock::{Clock, FakeClock, SharedClock, SystemClock, system_clock};
+pub use clock::{Clock, CoarseClock, FakeClock, SharedClock, SystemClock, system_clock};
 pub use decision::Decision;
 pub use http::{RateLimit, Refused};
 pub use key::KeyDigest;

@@ -25,7 +25,7 @@ pub struct Group {
     policy: Policy,
     gcra: Gcra,
     advertised: bool,
-    counters: GroupCounters,
+    counters: Arc<GroupCounters>,
 }
 
 impl Group {
@@ -132,9 +132,28 @@ impl Limiter {
     /// Decides one request on one bucket. Never blocks: memory answers at once, Redis within
     /// its timeout or locally.
     pub async fn check(&self, id: GroupId, key: KeyDigest) -> Decision {
+        self.check_at(id, key, duration_nanos(self.inner.clock.now()))
+            .await
+    }
+
+    /// Decides one request on several buckets (per IP *and* per recipient, say): refused if
+    /// any refuses. Buckets are asked in order and asking stops at the first refusal.
+    pub async fn check_all(&self, checks: &[(GroupId, KeyDigest)]) -> Verdict {
+        let now = duration_nanos(self.inner.clock.now());
+        let mut checked = Vec::with_capacity(checks.len());
+        for &(id, key) in checks {
+            let decision = self.check_at(id, key, now).await;
+            checked.push((id, decision));
+            if !decision.is_allowed() {
+                break;
+            }
+        }
+        Verdict { checked }
+    }
+
+    async fn check_at(&self, id: GroupId, key: KeyDigest, now: u64) -> Decision {
         let group = self.group(id);
         let bucket = BucketKey { group: id.0, key };
-        let now = duration_nanos(self.inner.clock.now());
         let (decision, fallback, evicted) = match &self.inner.backend {
             Backend::Memory(store) => {
                 let stored = store.decide(bucket, &group.gcra, now);
@@ -147,33 +166,20 @@ impl Limiter {
                 }
             }
         };
+        let stripe = key.shard_byte();
         if fallback {
-            group.counters.record(Outcome::Fallback);
+            group.counters.record(stripe, Outcome::Fallback);
         }
         if evicted {
-            group.counters.record(Outcome::Evicted);
+            group.counters.record(stripe, Outcome::Evicted);
         }
         let outcome = if decision.is_allowed() {
             Outcome::Allowed
         } else {
             Outcome::Refused
         };
-        group.counters.record(outcome);
+        group.counters.record(stripe, outcome);
         decision
-    }
-
-    /// Decides one request on several buckets (per IP *and* per recipient, say): refused if
-    /// any refuses. Buckets are asked in order and asking stops at the first refusal.
-    pub async fn check_all(&self, checks: &[(GroupId, KeyDigest)]) -> Verdict {
-        let mut checked = Vec::with_capacity(checks.len());
-        for &(id, key) in checks {
-            let decision = self.check(id, key).await;
-            checked.push((id, decision));
-            if !decision.is_allowed() {
-                break;
-            }
-        }
-        Verdict { checked }
     }
 
     /// Buckets held in this process (for Redis, the local fallback's).

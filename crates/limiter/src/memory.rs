@@ -32,10 +32,16 @@ pub struct Stored {
     pub evicted: bool,
 }
 
+/// One shard, alone on its cache lines (two, for the adjacent-line prefetcher), so two cores
+/// on two shards never write to one line.
+#[derive(Debug)]
+#[repr(align(128))]
+struct Shard(Mutex<LruCache<BucketKey, u64>>);
+
 /// A bounded map of bucket states.
 #[derive(Debug)]
 pub struct MemoryStore {
-    shards: Box<[Mutex<LruCache<BucketKey, u64>>]>,
+    shards: Box<[Shard]>,
 }
 
 impl MemoryStore {
@@ -46,7 +52,7 @@ impl MemoryStore {
         let per_shard =
             NonZeroUsize::new(max_tracked_keys / shard_count).unwrap_or(NonZeroUsize::MIN);
         let shards = (0..shard_count)
-            .map(|_| Mutex::new(LruCache::new(per_shard)))
+            .map(|_| Shard(Mutex::new(LruCache::new(per_shard))))
             .collect();
         Self { shards }
     }
@@ -72,7 +78,7 @@ impl MemoryStore {
 
     /// Buckets tracked now.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|shard| lock(shard).len()).sum()
+        self.shards.iter().map(|shard| lock(&shard.0).len()).sum()
     }
 
     /// True when no bucket is tracked.
@@ -84,12 +90,12 @@ impl MemoryStore {
     pub fn capacity(&self) -> usize {
         self.shards
             .iter()
-            .map(|shard| lock(shard).cap().get())
+            .map(|shard| lock(&shard.0).cap().get())
             .sum()
     }
 
     fn shard(&self, key: &KeyDigest) -> MutexGuard<'_, LruCache<BucketKey, u64>> {
-        lock(&self.shards[usize::from(key.shard_byte()) % self.shards.len()])
+        lock(&self.shards[usize::from(key.shard_byte()) % self.shards.len()].0)
     }
 }
 

@@ -3,11 +3,20 @@
 //! `limiter_decisions_total{service,group,outcome}`: `allowed` and `refused` add up to every
 //! decision; `fallback` counts decisions made locally because Redis did not answer, and
 //! `evicted` counts buckets forgotten to keep the map bounded.
+//!
+//! Counting is on the hot path of every request, so each group's counters are striped by the
+//! key's shard (one cache line a stripe): two cores deciding for different keys never bounce
+//! one counter between them. A scrape sums the stripes.
 
-use prometheus_client::encoding::EncodeLabelSet;
-use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::family::Family;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::registry::Registry;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+const STRIPES: usize = 16;
 
 /// What happened to one decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,54 +44,84 @@ impl Outcome {
     }
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct DecisionLabels {
+/// The four outcome counts of one stripe, alone on a cache line.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Stripe([AtomicU64; 4]);
+
+/// One group's counters.
+#[derive(Debug)]
+pub(crate) struct GroupCounters {
     service: String,
     group: String,
-    outcome: &'static str,
+    stripes: [Stripe; STRIPES],
 }
 
-/// The decision counters; clones share them, so one registry serves every limiter of a service.
+impl GroupCounters {
+    /// Counts one outcome on the stripe of the key's shard.
+    pub(crate) fn record(&self, stripe: u8, outcome: Outcome) {
+        self.stripes[usize::from(stripe) % STRIPES].0[outcome as usize]
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn get(&self, outcome: Outcome) -> u64 {
+        self.stripes
+            .iter()
+            .map(|stripe| stripe.0[outcome as usize].load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+/// The decision counters of every limiter built with it; clones share them, so one registry
+/// serves every limiter of a service.
 #[derive(Clone, Debug, Default)]
 pub struct LimiterMetrics {
-    decisions: Family<DecisionLabels, Counter>,
+    groups: Arc<Mutex<Vec<Weak<GroupCounters>>>>,
 }
 
 impl LimiterMetrics {
     /// Adds the counters to a service's registry.
     pub fn register(&self, registry: &mut Registry) {
-        registry.register(
-            "limiter_decisions",
-            "Rate-limit decisions by service, group and outcome",
-            self.decisions.clone(),
-        );
+        registry.register_collector(Box::new(self.clone()));
     }
 
-    /// The four counters of one group, resolved once so the hot path is one atomic add.
-    pub(crate) fn group_counters(&self, service: &str, group: &str) -> GroupCounters {
-        GroupCounters(Outcome::ALL.map(|outcome| {
-            self.decisions
-                .get_or_create(&DecisionLabels {
-                    service: service.to_owned(),
-                    group: group.to_owned(),
-                    outcome: outcome.label(),
-                })
-                .clone()
-        }))
+    /// A new group's counters; a dropped limiter's groups leave the exposition.
+    pub(crate) fn group_counters(&self, service: &str, group: &str) -> Arc<GroupCounters> {
+        let counters = Arc::new(GroupCounters {
+            service: service.to_owned(),
+            group: group.to_owned(),
+            stripes: Default::default(),
+        });
+        let mut groups = self.groups.lock().unwrap_or_else(PoisonError::into_inner);
+        groups.retain(|group| group.strong_count() > 0);
+        groups.push(Arc::downgrade(&counters));
+        counters
     }
 }
 
-/// One group's counters, indexed by outcome.
-#[derive(Clone, Debug)]
-pub(crate) struct GroupCounters([Counter; 4]);
-
-impl GroupCounters {
-    pub(crate) fn record(&self, outcome: Outcome) {
-        self.0[outcome as usize].inc();
-    }
-
-    pub(crate) fn get(&self, outcome: Outcome) -> u64 {
-        self.0[outcome as usize].get()
+impl Collector for LimiterMetrics {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let live: Vec<_> = self
+            .groups
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        let help = "Rate-limit decisions by service, group and outcome";
+        let mut metric =
+            encoder.encode_descriptor("limiter_decisions", help, None, MetricType::Counter)?;
+        for counters in &live {
+            for outcome in Outcome::ALL {
+                let labels = [
+                    ("service", counters.service.as_str()),
+                    ("group", counters.group.as_str()),
+                    ("outcome", outcome.label()),
+                ];
+                ConstCounter::new(counters.get(outcome)).encode(metric.encode_family(&labels)?)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -92,17 +131,26 @@ mod tests {
     use prometheus_client::encoding::text::encode;
 
     #[test]
-    fn renders_prometheus_text() {
+    fn renders_prometheus_text_summed_over_stripes() {
         let metrics = LimiterMetrics::default();
         let mut registry = Registry::default();
         metrics.register(&mut registry);
-        metrics
-            .group_counters("backend", "credential")
-            .record(Outcome::Refused);
+        let counters = metrics.group_counters("backend", "credential");
+        counters.record(3, Outcome::Refused);
+        counters.record(200, Outcome::Refused);
         let mut text = String::new();
         encode(&mut text, &registry).unwrap();
-        assert!(text.contains(
-            r#"limiter_decisions_total{service="backend",group="credential",outcome="refused"} 1"#
-        ));
+        assert!(
+            text.contains(r#"limiter_decisions_total{service="backend",group="credential",outcome="refused"} 2"#),
+            "{text}"
+        );
+        assert!(text.contains("# TYPE limiter_decisions counter"), "{text}");
+        drop(counters);
+        let mut text = String::new();
+        encode(&mut text, &registry).unwrap();
+        assert!(
+            !text.contains("credential"),
+            "a dropped limiter leaves: {text}"
+        );
     }
 }

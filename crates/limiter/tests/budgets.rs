@@ -9,11 +9,11 @@ fn limiter(groups: &[(&str, &str)], clock: &FakeClock) -> Limiter {
     groups
         .iter()
         .fold(Limiter::builder("test"), |builder, (name, budget)| {
-            builder.group(name, budget.parse::<Policy>().unwrap())
+            builder.group(name, budget.parse::<Policy>().expect("a valid budget"))
         })
         .clock(Arc::new(clock.clone()))
         .build()
-        .unwrap()
+        .expect("the limiter builds")
 }
 
 #[tokio::test]
@@ -30,9 +30,9 @@ async fn retry_after_is_the_refusing_buckets_arithmetic() {
     for (budget, spent_ms, expected) in cases {
         let clock = FakeClock::new();
         let limiter = limiter(&[("group", budget)], &clock);
-        let group = limiter.group_id("group").unwrap();
+        let group = limiter.group_id("group").expect("a declared group");
         let key = KeyDigest::of("203.0.113.7");
-        let limit = budget.parse::<Policy>().unwrap().limit();
+        let limit = budget.parse::<Policy>().expect("a valid budget").limit();
         for _ in 0..limit {
             assert!(limiter.check(group, key).await.is_allowed(), "{budget}");
         }
@@ -50,7 +50,7 @@ async fn retry_after_is_the_refusing_buckets_arithmetic() {
 async fn the_last_271_ms_still_read_one_second() {
     let clock = FakeClock::new();
     let limiter = limiter(&[("write", "60/60s")], &clock);
-    let write = limiter.group_id("write").unwrap();
+    let write = limiter.group_id("write").expect("a declared group");
     let key = KeyDigest::of("token");
     for _ in 0..60 {
         limiter.check(write, key).await;
@@ -67,7 +67,7 @@ async fn refill_is_continuous_not_a_window_reset() {
     // bucket hands back one token every 12 s; the burst after them gets exactly what is left.
     let clock = FakeClock::new();
     let limiter = limiter(&[("credential", "300/1h")], &clock);
-    let credential = limiter.group_id("credential").unwrap();
+    let credential = limiter.group_id("credential").expect("a declared group");
     let key = KeyDigest::of("198.51.100.4");
     let step = Duration::from_secs(180) / 126;
     for request in 0..126 {
@@ -92,14 +92,16 @@ async fn refill_is_continuous_not_a_window_reset() {
 async fn several_limits_refuse_on_any_with_the_refusers_wait() {
     let clock = FakeClock::new();
     let limiter = Limiter::builder("backend")
-        .group("email", "20/1h".parse().unwrap())
-        .hidden_group("email_recipient", "10/1h".parse().unwrap())
+        .group("email", "20/1h".parse().expect("a valid budget"))
+        .hidden_group("email_recipient", "10/1h".parse().expect("a valid budget"))
         .clock(Arc::new(clock.clone()))
         .build()
-        .unwrap();
+        .expect("the limiter builds");
     let (per_ip, per_recipient) = (
-        limiter.group_id("email").unwrap(),
-        limiter.group_id("email_recipient").unwrap(),
+        limiter.group_id("email").expect("a declared group"),
+        limiter
+            .group_id("email_recipient")
+            .expect("a declared group"),
     );
 
     // Many sources, one inbox: the recipient ceiling refuses the 11th.
@@ -153,12 +155,12 @@ async fn several_limits_refuse_on_any_with_the_refusers_wait() {
 async fn a_million_distinct_keys_leave_the_map_bounded() {
     let clock = FakeClock::new();
     let limiter = Limiter::builder("flood")
-        .group("credential", "300/1h".parse().unwrap())
+        .group("credential", "300/1h".parse().expect("a valid budget"))
         .max_tracked_keys(20_000)
         .clock(Arc::new(clock.clone()))
         .build()
-        .unwrap();
-    let credential = limiter.group_id("credential").unwrap();
+        .expect("the limiter builds");
+    let credential = limiter.group_id("credential").expect("a declared group");
     let victim = KeyDigest::of("first-seen");
     for _ in 0..300 {
         limiter.check(credential, victim).await;

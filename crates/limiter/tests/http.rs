@@ -17,16 +17,16 @@ struct TestApp {
 impl TestApp {
     async fn spawn() -> Self {
         let limiter = Limiter::builder("http-test")
-            .group("credential", "3/1h".parse().unwrap())
-            .group("email", "20/1h".parse().unwrap())
-            .hidden_group("email_recipient", "2/1h".parse().unwrap())
+            .group("credential", "3/1h".parse().expect("a valid budget"))
+            .group("email", "20/1h".parse().expect("a valid budget"))
+            .hidden_group("email_recipient", "2/1h".parse().expect("a valid budget"))
             .build()
-            .unwrap();
+            .expect("the limiter builds");
         let rules = RuleTable::new()
             .rule(&["GET"], "/metered", &["credential"])
             .rule(&["POST"], "/signup", &["email", "email_recipient"]);
         let rate_limit = RateLimit::new(limiter, rules)
-            .unwrap()
+            .expect("rules name declared groups")
             .key(|request, group| match group.name() {
                 "email_recipient" => request
                     .headers()
@@ -40,8 +40,8 @@ impl TestApp {
                     r#"{{"status":"FAIL","message":"Too many requests. Please try again in {secs} second(s)."}}"#
                 ))
             });
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+        let base = format!("http://{}", listener.local_addr().expect("a bound address"));
         let server = HttpServer::new(move || {
             App::new()
                 .wrap(rate_limit.clone())
@@ -51,7 +51,7 @@ impl TestApp {
         })
         .workers(1)
         .listen(listener)
-        .unwrap()
+        .expect("the server listens")
         .run();
         let handle = server.handle();
         actix_web::rt::spawn(server);
@@ -67,7 +67,7 @@ impl TestApp {
             .get(format!("{}{path}", self.base))
             .send()
             .await
-            .unwrap()
+            .expect("the test server answers")
     }
 
     async fn signup(&self, recipient: &str) -> reqwest::Response {
@@ -77,7 +77,7 @@ impl TestApp {
             .header("x-recipient", recipient)
             .send()
             .await
-            .unwrap()
+            .expect("the test server answers")
     }
 }
 
@@ -85,7 +85,7 @@ fn header<'a>(response: &'a reqwest::Response, name: &str) -> Option<&'a str> {
     response
         .headers()
         .get(name)
-        .map(|value| value.to_str().unwrap())
+        .map(|value| value.to_str().expect("an ASCII header"))
 }
 
 #[actix_web::test]

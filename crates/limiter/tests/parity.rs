@@ -22,10 +22,10 @@ proptest! {
 
     #[test]
     fn decisions_match_governor((limit, period_secs, steps) in schedule()) {
-        let policy = Policy::new(limit, Duration::from_secs(period_secs)).unwrap();
+        let policy = Policy::new(limit, Duration::from_secs(period_secs)).expect("a valid budget");
         let quota = Quota::with_period(policy.emission_interval())
             .unwrap()
-            .allow_burst(NonZeroU32::new(limit).unwrap());
+            .allow_burst(NonZeroU32::new(limit).expect("non-zero"));
         let reference_clock = FakeRelativeClock::default();
         let reference = RateLimiter::hashmap_with_clock(quota, reference_clock.clone());
 
@@ -34,9 +34,9 @@ proptest! {
             .group("group", policy)
             .clock(Arc::new(clock.clone()))
             .build()
-            .unwrap();
-        let group = ours.group_id("group").unwrap();
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            .expect("the limiter builds");
+        let group = ours.group_id("group").expect("a declared group");
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("the limiter builds");
 
         for (advance_ms, key) in steps {
             let step = Duration::from_millis(advance_ms);

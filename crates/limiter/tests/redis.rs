@@ -23,9 +23,8 @@ async fn start_redis() -> (ContainerAsync<GenericImage>, String) {
     let image = std::env::var("REDIS_IMAGE").unwrap_or_else(|_| "estate/redis:7".to_owned());
     let (name, tag) = image.rsplit_once(':').unwrap_or((image.as_str(), "latest"));
     let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
+        .and_then(|listener| listener.local_addr())
+        .expect("a free loopback port")
         .port();
     let container = GenericImage::new(name, tag)
         .with_exposed_port(6379.tcp())
@@ -41,10 +40,10 @@ fn replica(url: &str, budget: &str, cool_down: Duration) -> Limiter {
     let mut config = RedisConfig::new(url);
     config.cool_down = cool_down;
     Limiter::builder("backend")
-        .group("credential", budget.parse().unwrap())
+        .group("credential", budget.parse().expect("a valid budget"))
         .redis(config)
         .build()
-        .unwrap()
+        .expect("the limiter builds")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -62,7 +61,7 @@ async fn two_replicas_share_one_budget_exactly() {
     for task in 0..16 {
         let limiter = replicas[task % 2].clone();
         tasks.push(tokio::spawn(async move {
-            let credential = limiter.group_id("credential").unwrap();
+            let credential = limiter.group_id("credential").expect("a declared group");
             let mut allowed = 0u32;
             for _ in 0..25 {
                 allowed += u32::from(limiter.check(credential, key).await.is_allowed());
@@ -72,14 +71,14 @@ async fn two_replicas_share_one_budget_exactly() {
     }
     let mut allowed = 0;
     for task in tasks {
-        allowed += task.await.unwrap();
+        allowed += task.await.expect("the task completes");
     }
     assert_eq!(
         allowed, 300,
         "400 attempts across two replicas, one budget of 300"
     );
     for limiter in &replicas {
-        let credential = limiter.group_id("credential").unwrap();
+        let credential = limiter.group_id("credential").expect("a declared group");
         let wait = limiter
             .check(credential, key)
             .await
@@ -101,7 +100,7 @@ async fn redis_down_degrades_to_local_decisions_and_recovers() {
         replica(&url, "5/1h", cool_down),
         replica(&url, "5/1h", cool_down),
     );
-    let credential = first.group_id("credential").unwrap();
+    let credential = first.group_id("credential").expect("a declared group");
     assert!(
         first
             .check(credential, KeyDigest::of("warm-up"))
@@ -158,7 +157,7 @@ async fn a_hung_redis_costs_one_timeout_then_the_breaker_answers_at_once() {
     }
     let (redis, url) = start_redis().await;
     let limiter = replica(&url, "300/1h", Duration::from_secs(30));
-    let credential = limiter.group_id("credential").unwrap();
+    let credential = limiter.group_id("credential").expect("a declared group");
     assert!(
         limiter
             .check(credential, KeyDigest::of("warm-up"))

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 fn window(per_subject: &str, global: &str, clock: &FakeClock) -> SlidingWindow {
     SlidingWindow::new(
-        per_subject.parse().unwrap(),
-        global.parse().unwrap(),
+        per_subject.parse().expect("a valid budget"),
+        global.parse().expect("a valid budget"),
         20_000,
         Arc::new(clock.clone()),
     )
@@ -53,8 +53,8 @@ fn the_global_backstop_refuses_across_subjects() {
 fn subjects_are_bounded() {
     let clock = FakeClock::new();
     let chat = SlidingWindow::new(
-        "60/1m".parse().unwrap(),
-        "1000000/1m".parse().unwrap(),
+        "60/1m".parse().expect("a valid budget"),
+        "1000000/1m".parse().expect("a valid budget"),
         100,
         Arc::new(clock),
     );
@@ -122,14 +122,17 @@ async fn zero_inflight_means_off() {
 async fn futures_join(queue: &AdmissionQueue, count: usize) -> Vec<limiter::Admission> {
     let mut admitted = Vec::with_capacity(count);
     for _ in 0..count {
-        admitted.push(queue.admit().await.unwrap());
+        admitted.push(queue.admit().await.expect("admitted"));
     }
     admitted
 }
 
 #[tokio::test(start_paused = true)]
 async fn the_pacer_waits_one_interval_per_call() {
-    let pacer = limiter::Pacer::new("2/1s".parse().unwrap(), limiter::system_clock());
+    let pacer = limiter::Pacer::new(
+        "2/1s".parse().expect("a valid budget"),
+        limiter::system_clock(),
+    );
     let start = tokio::time::Instant::now();
     for _ in 0..3 {
         pacer.wait().await;
