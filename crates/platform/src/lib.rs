@@ -10,10 +10,26 @@
 //!   integers, strict booleans, limiter budgets) and [`ConfigError`].
 //! - [`telemetry`]: the global `tracing` subscriber (`RUST_LOG`, `LOG_FORMAT`).
 //! - [`shutdown`]: a future that resolves on SIGTERM or Ctrl-C.
+//! - [`server`]: `BIND_ADDR`/`PORT`, binding, and the run loop that drains on SIGTERM.
+//! - [`cli`]: the shared command line (`--healthcheck`, `--help`).
+//! - [`metrics`]: the Prometheus exposition response.
+//! - [`panic`]: the last-resort layer turning a panic into the service's 500 envelope;
+//!   [`reference`]: the `err-xxxxxxxx` references such a 500 carries.
+//! - [`rejection`]: status, code and message for a request refused before its handler
+//!   (bad body, wrong content type, bad path or query).
 
+pub mod cli;
 pub mod config;
+pub mod metrics;
+pub mod panic;
+pub mod reference;
+pub mod rejection;
+pub mod server;
 pub mod shutdown;
 pub mod telemetry;
 
 pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
+pub use reference::ErrorReference;
+pub use rejection::Rejection;
+pub use server::ListenConfig;
 pub use shutdown::StopSignal;

@@ -1,0 +1,115 @@
+//! Binding and running an HTTP service: the address from `BIND_ADDR`/`PORT`, and a run loop
+//! that drains in-flight requests when SIGTERM arrives instead of dropping them.
+
+use crate::config::{ConfigError, Env};
+use crate::shutdown::StopSignal;
+use actix_web::dev::{Server, ServerHandle};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+use std::time::Duration;
+
+/// The listening address.
+pub const ENV_BIND_ADDR: &str = "BIND_ADDR";
+/// The listening port (0: any free port).
+pub const ENV_PORT: &str = "PORT";
+/// How long a drain may take before open connections are cut.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where a service listens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListenConfig {
+    /// `BIND_ADDR` (default `127.0.0.1`; containers set `0.0.0.0`).
+    pub bind_addr: IpAddr,
+    /// `PORT` (default: the service's own port).
+    pub port: u16,
+}
+
+impl ListenConfig {
+    /// Reads `BIND_ADDR` and `PORT`, with the service's default port.
+    pub fn from_env(env: &dyn Env, default_port: u16) -> Result<Self, ConfigError> {
+        let bind_addr = match env.optional(ENV_BIND_ADDR) {
+            None => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            Some(text) => text.parse().map_err(|_| ConfigError::Invalid {
+                name: ENV_BIND_ADDR,
+                expected: "an IP address such as 127.0.0.1 or 0.0.0.0".to_owned(),
+            })?,
+        };
+        Ok(Self {
+            bind_addr,
+            port: env.u16_or(ENV_PORT, default_port)?,
+        })
+    }
+
+    /// Loopback on a free port: what tests use.
+    pub fn ephemeral() -> Self {
+        Self {
+            bind_addr: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: 0,
+        }
+    }
+
+    /// Binds the listener (the port is known from it before the server starts).
+    pub fn bind(&self) -> std::io::Result<TcpListener> {
+        TcpListener::bind(SocketAddr::new(self.bind_addr, self.port))
+    }
+
+    /// The address a health probe on this host should use.
+    pub fn probe_addr(&self) -> SocketAddr {
+        let host = if self.bind_addr.is_unspecified() {
+            IpAddr::V4(Ipv4Addr::LOCALHOST)
+        } else {
+            self.bind_addr
+        };
+        SocketAddr::new(host, self.port)
+    }
+}
+
+/// Runs a server (built with `.disable_signals()`) until SIGTERM or Ctrl-C, then stops taking
+/// connections and lets in-flight requests finish, for at most [`DRAIN_TIMEOUT`].
+pub async fn run_until_stopped(server: Server, service: &str) -> std::io::Result<()> {
+    let stop = crate::shutdown::signal()?;
+    let handle = server.handle();
+    let running = tokio::spawn(server);
+    drain(stop.await, handle, service).await;
+    running.await.map_err(std::io::Error::other)?
+}
+
+async fn drain(signal: StopSignal, handle: ServerHandle, service: &str) {
+    log_stop(service, signal);
+    handle.stop(true).await;
+    log_drained(service);
+}
+
+fn log_stop(service: &str, signal: StopSignal) {
+    tracing::info!(service, signal = signal.name(), "stop requested; draining in-flight requests");
+}
+
+fn log_drained(service: &str) {
+    tracing::info!(service, "drained; exiting");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MapEnv;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let config = ListenConfig::from_env(&MapEnv::default(), 9001).unwrap();
+        assert_eq!(config.probe_addr().to_string(), "127.0.0.1:9001");
+        let env = MapEnv::from_iter([("BIND_ADDR", "0.0.0.0"), ("PORT", "7000")]);
+        let config = ListenConfig::from_env(&env, 9001).unwrap();
+        assert_eq!(
+            (config.bind_addr.to_string(), config.port),
+            ("0.0.0.0".to_owned(), 7000)
+        );
+        assert_eq!(config.probe_addr().to_string(), "127.0.0.1:7000");
+    }
+
+    #[test]
+    fn a_bad_address_names_the_variable() {
+        let env = MapEnv::from_iter([("BIND_ADDR", "localhost:80")]);
+        let error = ListenConfig::from_env(&env, 1).unwrap_err().to_string();
+        assert!(error.contains("BIND_ADDR"), "{error}");
+        assert!(!error.contains("localhost:80"), "{error}");
+    }
+}

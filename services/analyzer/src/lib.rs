@@ -1,0 +1,1 @@
+//! The analyzer service: token-gated static analysis of logging code.
