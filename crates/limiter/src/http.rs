@@ -5,7 +5,7 @@
 //! a group with no key for this request is skipped); a refusal is answered at once with the
 //! service's own envelope plus `Retry-After` and the `RateLimit` fields.
 
-use crate::headers;
+use crate::headers::{self, FieldStyle};
 use crate::key::KeyDigest;
 use crate::limiter::{Group, GroupId, Limiter};
 use crate::rules::RuleTable;
@@ -43,6 +43,7 @@ struct Shared {
     rule_groups: Vec<Vec<GroupId>>,
     key: Arc<KeyFn>,
     refusal: Arc<RefusalFn>,
+    style: FieldStyle,
 }
 
 /// The inbound middleware. Build it once; clones share one limiter.
@@ -79,6 +80,7 @@ impl RateLimit {
                     .map(|peer| KeyDigest::of(peer.ip().to_string()))
             }),
             refusal: Arc::new(|_| HttpResponse::TooManyRequests().finish()),
+            style: FieldStyle::Draft,
         };
         Ok(Self {
             shared: Arc::new(shared),
@@ -99,6 +101,11 @@ impl RateLimit {
         refusal: impl Fn(&Refused<'_>) -> HttpResponse + Send + Sync + 'static,
     ) -> Self {
         self.map_shared(|shared| shared.refusal = Arc::new(refusal))
+    }
+
+    /// Which rate-limit fields responses carry (default: the IETF draft's).
+    pub fn fields(self, style: FieldStyle) -> Self {
+        self.map_shared(|shared| shared.style = style)
     }
 
     fn map_shared(self, change: impl FnOnce(&mut Shared)) -> Self {
@@ -170,7 +177,7 @@ where
                 return Ok(service.call(request).await?.map_into_left_body());
             }
             let verdict = shared.limiter.check_all(&checks).await;
-            let fields = headers::fields(&shared.limiter, &verdict);
+            let fields = headers::fields(&shared.limiter, &verdict, shared.style);
             if let Some((group, retry_after)) = verdict.refusal() {
                 let group = shared.limiter.group(group);
                 let mut response = (shared.refusal)(&Refused { group, retry_after });

@@ -34,13 +34,14 @@ pub mod sliding;
 
 pub use clock::{Clock, CoarseClock, FakeClock, SharedClock, SystemClock, system_clock};
 pub use decision::Decision;
+pub use headers::FieldStyle;
 pub use http::{RateLimit, Refused};
 pub use key::KeyDigest;
 pub use limiter::{DEFAULT_MAX_TRACKED_KEYS, GroupId, Limiter, LimiterError, Verdict};
 pub use metrics::{LimiterMetrics, Outcome};
 pub use pacer::Pacer;
 pub use policy::{Policy, PolicyError, retry_after_secs};
-pub use queue::{Admission, AdmissionQueue, QueueConfig, QueueRefusal};
+pub use queue::{Admission, AdmissionQueue, QueueConfig, QueueMetrics, QueueOutcome, QueueRefusal};
 pub use redis_store::RedisConfig;
 pub use rules::RuleTable;
 pub use sliding::SlidingWindow;

@@ -4,8 +4,13 @@
 //!
 //! Waiting uses tokio's clock, so tests pause and advance it instead of sleeping.
 
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -56,6 +61,38 @@ pub struct AdmissionQueue {
     config: QueueConfig,
     running: Arc<Semaphore>,
     waiting: AtomicUsize,
+    counts: [AtomicU64; 4],
+}
+
+/// How a request left the queue, for the counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueOutcome {
+    /// Ran at once.
+    Immediate,
+    /// Ran after waiting.
+    AfterWaiting,
+    /// Refused: the queue was full.
+    Full,
+    /// Refused: waited the whole timeout.
+    TimedOut,
+}
+
+impl QueueOutcome {
+    const ALL: [QueueOutcome; 4] = [
+        Self::Immediate,
+        Self::AfterWaiting,
+        Self::Full,
+        Self::TimedOut,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Immediate => "immediate",
+            Self::AfterWaiting => "after_waiting",
+            Self::Full => "refused_full",
+            Self::TimedOut => "refused_timeout",
+        }
+    }
 }
 
 impl AdmissionQueue {
@@ -65,6 +102,7 @@ impl AdmissionQueue {
             config,
             running: Arc::new(Semaphore::new(config.max_inflight)),
             waiting: AtomicUsize::new(0),
+            counts: Default::default(),
         }
     }
 
@@ -83,15 +121,34 @@ impl AdmissionQueue {
         self.waiting.load(Ordering::SeqCst)
     }
 
+    /// Requests that left the queue this way so far.
+    pub fn count(&self, outcome: QueueOutcome) -> u64 {
+        self.counts[outcome as usize].load(Ordering::Relaxed)
+    }
+
     /// Waits for a place, within the bounds.
     pub async fn admit(&self) -> Result<Admission, QueueRefusal> {
+        let result = self.try_admit().await;
+        let outcome = match &result {
+            Ok((_, outcome)) => *outcome,
+            Err(QueueRefusal::Full { .. }) => QueueOutcome::Full,
+            Err(QueueRefusal::TimedOut { .. }) => QueueOutcome::TimedOut,
+        };
+        self.counts[outcome as usize].fetch_add(1, Ordering::Relaxed);
+        result.map(|(admission, _)| admission)
+    }
+
+    async fn try_admit(&self) -> Result<(Admission, QueueOutcome), QueueRefusal> {
         if !self.enabled() {
-            return Ok(Admission { _permit: None });
+            return Ok((Admission { _permit: None }, QueueOutcome::Immediate));
         }
         if let Ok(permit) = self.running.clone().try_acquire_owned() {
-            return Ok(Admission {
-                _permit: Some(permit),
-            });
+            return Ok((
+                Admission {
+                    _permit: Some(permit),
+                },
+                QueueOutcome::Immediate,
+            ));
         }
         let retry_after = self.config.queue_timeout.max(Duration::from_secs(1));
         let joined = self
@@ -109,10 +166,53 @@ impl AdmissionQueue {
         .await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
         match waited {
-            Ok(Ok(permit)) => Ok(Admission {
-                _permit: Some(permit),
-            }),
+            Ok(Ok(permit)) => Ok((
+                Admission {
+                    _permit: Some(permit),
+                },
+                QueueOutcome::AfterWaiting,
+            )),
             _ => Err(QueueRefusal::TimedOut { retry_after }),
         }
+    }
+}
+
+/// The queue's figures for a service's registry: `admission_inflight`, `admission_queued`
+/// and `admission_decisions_total{outcome}`, read from the live queue at each scrape.
+#[derive(Clone, Debug)]
+pub struct QueueMetrics(pub Arc<AdmissionQueue>);
+
+impl Collector for QueueMetrics {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let queue = &self.0;
+        let gauges = [
+            (
+                "admission_inflight",
+                "Requests running under admission control",
+                queue.inflight(),
+            ),
+            (
+                "admission_queued",
+                "Requests waiting for admission",
+                queue.queued(),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let value = i64::try_from(value).unwrap_or(i64::MAX);
+            ConstGauge::new(value).encode(encoder.encode_descriptor(
+                name,
+                help,
+                None,
+                MetricType::Gauge,
+            )?)?;
+        }
+        let help = "Admission decisions by outcome";
+        let mut metric =
+            encoder.encode_descriptor("admission_decisions", help, None, MetricType::Counter)?;
+        for outcome in QueueOutcome::ALL {
+            let labels = [("outcome", outcome.label())];
+            ConstCounter::new(queue.count(outcome)).encode(metric.encode_family(&labels)?)?;
+        }
+        Ok(())
     }
 }

@@ -2,10 +2,56 @@
 //! (probe our own health endpoint and exit 0 or 1: images carry no curl, so compose asks the
 //! binary itself) and `--help`.
 
-use crate::config::Env;
+use crate::config::{ConfigError, EXIT_CONFIG, Env, ProcessEnv};
 use crate::server::ListenConfig;
+use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// Why a service could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum StartFailure {
+    /// A setting was missing or wrong: exit 64, the message names the variable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Anything else (a port in use, a failed drain): exit 1.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// The whole of a service's `main`: dispatches the command line, initialises telemetry and
+/// runs `serve` with the process environment, mapping failures to exit codes.
+pub async fn main<F, Fut>(info: &ServiceInfo, serve: F) -> ExitCode
+where
+    F: FnOnce(ProcessEnv) -> Fut,
+    Fut: Future<Output = Result<(), StartFailure>>,
+{
+    match parse(std::env::args().skip(1)) {
+        Err(message) => {
+            eprintln!("{}: {message}\n\n{}", info.name, info.usage());
+            ExitCode::from(EXIT_CONFIG)
+        }
+        Ok(Command::Help) => {
+            print!("{}", info.usage());
+            ExitCode::SUCCESS
+        }
+        Ok(Command::HealthCheck) => healthcheck(info, &ProcessEnv).await,
+        Ok(Command::Serve) => {
+            crate::telemetry::init();
+            match serve(ProcessEnv).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(failure @ StartFailure::Config(_)) => {
+                    eprintln!("{}: {failure}", info.name);
+                    ExitCode::from(EXIT_CONFIG)
+                }
+                Err(failure) => {
+                    eprintln!("{}: {failure}", info.name);
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
 
 /// What the binary was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -28,6 +28,7 @@ pub mod server;
 pub mod shutdown;
 pub mod telemetry;
 
+pub use cli::{ServiceInfo, StartFailure};
 pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
 pub use reference::ErrorReference;
 pub use rejection::Rejection;

@@ -4,11 +4,13 @@
 //! Mount it outermost but for CORS, so every layer inside it is covered.
 
 use crate::reference::ErrorReference;
-use actix_web::body::{EitherBody, MessageBody};
+use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
-use actix_web::{Error, HttpResponse};
+use actix_web::http::StatusCode;
+use actix_web::{Error, HttpResponse, ResponseError};
 use futures_util::FutureExt;
 use futures_util::future::{LocalBoxFuture, Ready, ready};
+use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -30,12 +32,43 @@ impl CatchPanic {
     }
 }
 
+/// A caught panic, rendered by actix through [`ResponseError`] (the request itself is owned by
+/// the panicked future, so the response is built from this error, not from the request).
+struct Panicked {
+    reference: ErrorReference,
+    envelope: Arc<EnvelopeFn>,
+}
+
+impl fmt::Debug for Panicked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Panicked")
+            .field("reference", &self.reference)
+            .finish()
+    }
+}
+
+impl fmt::Display for Panicked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "handler panicked ({})", self.reference)
+    }
+}
+
+impl ResponseError for Panicked {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::INTERNAL_SERVER_ERROR
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        (self.envelope)(&self.reference)
+    }
+}
+
 impl<S, B> Transform<S, ServiceRequest> for CatchPanic
 where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<EitherBody<B>>;
+    type Response = ServiceResponse<B>;
     type Error = Error;
     type Transform = CatchPanicService<S>;
     type InitError = ();
@@ -60,32 +93,31 @@ where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<EitherBody<B>>;
+    type Response = ServiceResponse<B>;
     type Error = Error;
     type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
 
     forward_ready!(service);
 
     fn call(&self, request: ServiceRequest) -> Self::Future {
-        let (http_request, payload) = request.into_parts();
-        let request = ServiceRequest::from_parts(http_request.clone(), payload);
+        let path = request.path().to_owned();
         let call = AssertUnwindSafe(self.service.call(request));
         let envelope = self.envelope.clone();
         Box::pin(async move {
-            match call.catch_unwind().await {
-                Ok(result) => result.map(ServiceResponse::map_into_left_body),
-                Err(panic) => {
-                    let reference = ErrorReference::new();
-                    let message = panic
-                        .downcast_ref::<&str>()
-                        .map(|text| (*text).to_owned())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_default();
-                    tracing::error!(%reference, path = http_request.path(), panic = message, "handler panicked");
-                    let response = envelope(&reference);
-                    Ok(ServiceResponse::new(http_request, response).map_into_right_body())
+            call.catch_unwind().await.unwrap_or_else(|panic| {
+                let reference = ErrorReference::new();
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(%reference, path, panic = message, "handler panicked");
+                Err(Panicked {
+                    reference,
+                    envelope,
                 }
-            }
+                .into())
+            })
         })
     }
 }

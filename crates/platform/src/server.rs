@@ -80,7 +80,11 @@ async fn drain(signal: StopSignal, handle: ServerHandle, service: &str) {
 }
 
 fn log_stop(service: &str, signal: StopSignal) {
-    tracing::info!(service, signal = signal.name(), "stop requested; draining in-flight requests");
+    tracing::info!(
+        service,
+        signal = signal.name(),
+        "stop requested; draining in-flight requests"
+    );
 }
 
 fn log_drained(service: &str) {

@@ -1,0 +1,91 @@
+//! `/rules`: validate, create, list, read, replace and delete custom rules.
+
+use crate::errors::ApiError;
+use crate::state::AppState;
+use actix_web::{HttpResponse, web};
+use logscan::RuleSpec;
+use serde_json::json;
+
+/// `POST /rules/validate`: 200 with the normalised rule, or 400 naming the first problem.
+pub async fn validate(spec: web::Json<RuleSpec>) -> Result<HttpResponse, ApiError> {
+    let rule = spec.validate()?;
+    Ok(HttpResponse::Ok().json(json!({ "valid": true, "rule": rule.spec() })))
+}
+
+/// `GET /rules`.
+pub async fn list(state: web::Data<AppState>) -> HttpResponse {
+    let rules: Vec<RuleSpec> = state
+        .rules
+        .all()
+        .iter()
+        .map(|rule| rule.spec().clone())
+        .collect();
+    HttpResponse::Ok().json(json!({ "rules": rules }))
+}
+
+/// `GET /rules/{id}`.
+pub async fn get(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let rule = state.rules.get(&id).ok_or_else(|| not_found(&id))?;
+    Ok(HttpResponse::Ok().json(rule.spec()))
+}
+
+/// `POST /rules`: 201, or 409 when the id is taken.
+pub async fn create(
+    state: web::Data<AppState>,
+    spec: web::Json<RuleSpec>,
+) -> Result<HttpResponse, ApiError> {
+    let rule = spec.validate()?;
+    let body = rule.spec().clone();
+    if !state.rules.insert(rule) {
+        return Err(ApiError::Conflict(format!(
+            "rule '{}' already exists",
+            body.rule_id.unwrap_or_default()
+        )));
+    }
+    Ok(HttpResponse::Created().json(body))
+}
+
+/// `PUT /rules/{id}`: create or replace; the body's `ruleId`, if any, must be the path's.
+pub async fn put(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    spec: web::Json<RuleSpec>,
+) -> Result<HttpResponse, ApiError> {
+    let mut spec = spec.into_inner();
+    match &spec.rule_id {
+        Some(body_id) if body_id != id.as_str() => {
+            return Err(ApiError::Invalid {
+                code: "invalid_rule",
+                message: format!("ruleId '{body_id}' does not match the path's '{id}'"),
+            });
+        }
+        _ => spec.rule_id = Some(id.into_inner()),
+    }
+    let rule = spec.validate()?;
+    let body = rule.spec().clone();
+    let replaced = state.rules.put(rule);
+    Ok(if replaced {
+        HttpResponse::Ok()
+    } else {
+        HttpResponse::Created()
+    }
+    .json(body))
+}
+
+/// `DELETE /rules/{id}`: 204, or 404.
+pub async fn delete(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    if !state.rules.remove(&id) {
+        return Err(not_found(&id));
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::NotFound(format!("rule '{id}' not found"))
+}

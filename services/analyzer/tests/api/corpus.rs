@@ -1,0 +1,1 @@
+//! The golden corpus over HTTP: filled in once the corpus lands.
