@@ -1,0 +1,151 @@
+//! The OpenAI-compatible provider: `POST {base_url}/chat/completions`, paced by the outbound
+//! pacer, bounded by one whole-call timeout, retried where [`crate::retry`] allows.
+//!
+//! Only the first attempt of a call waits for a pacer slot: a retry answers a failure the
+//! provider does not bill (a 5xx, a refused connection) or a wait the provider itself asked
+//! for (a short `Retry-After`), and there are at most three of them per call.
+
+use std::error::Error as _;
+use std::fmt;
+use std::time::Duration;
+
+use limiter::{Pacer, SharedClock};
+use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
+
+use crate::config::{ENV_LLM_API_KEY, ENV_LLM_BASE_URL, LlmConfig, parse_base_url};
+use crate::retry::Retries;
+use crate::wire::{CompletionRequest, error_code, parse_completion, refusal};
+use crate::{ChatReply, ChatRequest, LlmError};
+
+/// A configured chat-completions endpoint and how to call it.
+pub(crate) struct OpenAiCompatible {
+    http: reqwest::Client,
+    endpoint: String,
+    /// `Bearer <key>`, marked sensitive so no `Debug` of a request shows it.
+    authorization: Option<HeaderValue>,
+    model: String,
+    pacer: Pacer,
+    timeout: Duration,
+}
+
+impl OpenAiCompatible {
+    /// A provider at `base_url`; `config` gives the key, model, pace and timeout.
+    pub(crate) fn new(
+        base_url: &str,
+        config: LlmConfig,
+        clock: SharedClock,
+    ) -> Result<Self, LlmError> {
+        let base_url = parse_base_url(base_url)
+            .ok_or_else(|| LlmError::Setup(format!("{ENV_LLM_BASE_URL} is not an http(s) URL")))?;
+        let authorization = config.api_key.as_deref().map(bearer).transpose()?;
+        // A redirected POST would silently turn into a GET: a redirect is a wrong base URL.
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|error| LlmError::Setup(error.without_url().to_string()))?;
+        Ok(Self {
+            http,
+            endpoint: format!("{base_url}/chat/completions"),
+            authorization,
+            model: config.model,
+            pacer: Pacer::new(config.pace, clock),
+            timeout: config.timeout,
+        })
+    }
+
+    /// One chat call: a pacer slot, then attempts until one succeeds or retries run out.
+    pub(crate) async fn chat(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
+        let body = CompletionRequest::new(&self.model, request);
+        let call = async {
+            self.pacer.wait().await;
+            self.attempts(&body).await
+        };
+        tokio::time::timeout(self.timeout, call)
+            .await
+            .unwrap_or_else(|_elapsed| {
+                tracing::warn!(timeout = ?self.timeout, "language model call timed out");
+                Err(LlmError::Timeout)
+            })
+    }
+
+    async fn attempts(&self, body: &CompletionRequest<'_>) -> Result<ChatReply, LlmError> {
+        let mut retries = Retries::default();
+        let mut attempt = 1_u32;
+        loop {
+            let error = match self.attempt(body).await {
+                Ok(reply) => return Ok(reply),
+                Err(error) => error,
+            };
+            let wait = retries.next_wait(&error);
+            tracing::warn!(
+                attempt,
+                status = error.status(),
+                retry_in = ?wait,
+                %error,
+                "language model call failed"
+            );
+            match wait {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => return Err(error),
+            }
+            attempt += 1;
+        }
+    }
+
+    async fn attempt(&self, body: &CompletionRequest<'_>) -> Result<ChatReply, LlmError> {
+        let mut request = self.http.post(&self.endpoint).json(body);
+        if let Some(authorization) = &self.authorization {
+            request = request.header(AUTHORIZATION, authorization.clone());
+        }
+        let response = request.send().await.map_err(transport_failure)?;
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let body = response.bytes().await.map_err(transport_failure)?;
+        if status.is_success() {
+            return parse_completion(&body, &self.model);
+        }
+        if status.is_client_error() {
+            tracing::warn!(
+                status = status.as_u16(),
+                code = error_code(&body),
+                "language model provider refused our request"
+            );
+        }
+        Err(refusal(status.as_u16(), retry_after.as_deref()))
+    }
+}
+
+impl fmt::Debug for OpenAiCompatible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiCompatible")
+            .field("endpoint", &self.endpoint)
+            .field("model", &self.model)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+fn bearer(key: &str) -> Result<HeaderValue, LlmError> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {key}"))
+        .map_err(|_| LlmError::Setup(format!("{ENV_LLM_API_KEY} cannot be sent as a header")))?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// A request that got no complete answer: the provider is unreachable for now.
+fn transport_failure(error: reqwest::Error) -> LlmError {
+    let error = error.without_url();
+    let mut detail = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    tracing::debug!(%detail, "language model provider unreachable");
+    LlmError::Unavailable { status: None }
+}
