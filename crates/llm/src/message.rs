@@ -78,6 +78,7 @@ pub enum Provider {
     /// The deterministic local provider: no language model is configured.
     Local,
     /// An OpenAI-compatible chat-completions API.
+    #[serde(rename = "openai-compatible")]
     OpenAiCompatible,
 }
 

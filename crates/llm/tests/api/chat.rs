@@ -75,7 +75,7 @@ async fn without_a_key_or_limits_sends_neither_and_a_trailing_slash_is_ignored()
 }
 
 #[actix_web::test]
-async fn a_reply_serialises_in_camel_case_with_the_provider_in_kebab_case() {
+async fn a_reply_serialises_in_camel_case_with_the_providers_own_name() {
     let stub = Stub::start(vec![Canned::completion("ok")]);
     let llm = client(remote_config(&stub.base_url));
 
@@ -89,7 +89,7 @@ async fn a_reply_serialises_in_camel_case_with_the_provider_in_kebab_case() {
         json!({
             "content": "ok",
             "model": "stub-model",
-            "provider": "open-ai-compatible",
+            "provider": "openai-compatible",
             "usage": {"promptTokens": 3, "completionTokens": 5, "totalTokens": 8}
         })
     );
