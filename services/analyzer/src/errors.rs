@@ -124,5 +124,5 @@ pub fn internal_envelope(kind: &str, reference: &ErrorReference) -> HttpResponse
 /// Whole milliseconds, rounded up, as the refusal bodies carry them.
 pub fn millis(wait: Duration) -> u64 {
     let whole = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
-    whole + u64::from(wait.subsec_nanos() % 1_000_000 > 0)
+    whole + u64::from(!wait.subsec_nanos().is_multiple_of(1_000_000))
 }

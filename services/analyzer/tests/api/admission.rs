@@ -13,7 +13,12 @@ fn slow_batch() -> Value {
 }
 
 async fn gauge(app: &TestApp, name: &str) -> u64 {
-    let metrics = app.get("/metrics").await.text().await.unwrap();
+    let metrics = app
+        .get("/metrics")
+        .await
+        .text()
+        .await
+        .expect("a metrics page");
     metrics
         .lines()
         .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())

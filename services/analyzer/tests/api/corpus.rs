@@ -24,7 +24,11 @@ fn corpus_files() -> Vec<Value> {
     paths
         .iter()
         .map(|path| {
-            let name = path.file_name().expect("a file name").to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned();
             json!({ "path": name, "content": std::fs::read_to_string(path).expect("UTF-8 source") })
         })
         .collect()
@@ -38,10 +42,22 @@ async fn the_service_returns_exactly_the_pinned_findings() {
     assert_eq!(response.status(), 200);
     let body: Value = response.json().await.expect("JSON");
     let expected = read_json("expected.json");
-    let (found, pinned) = (body["findings"].as_array().expect("findings"), expected.as_array().expect("array"));
-    let missing: Vec<_> = pinned.iter().filter(|finding| !found.contains(finding)).collect();
-    let unexpected: Vec<_> = found.iter().filter(|finding| !pinned.contains(finding)).collect();
-    assert!(missing.is_empty() && unexpected.is_empty(), "missing: {missing:#?}\nunexpected: {unexpected:#?}");
+    let (found, pinned) = (
+        body["findings"].as_array().expect("findings"),
+        expected.as_array().expect("array"),
+    );
+    let missing: Vec<_> = pinned
+        .iter()
+        .filter(|finding| !found.contains(finding))
+        .collect();
+    let unexpected: Vec<_> = found
+        .iter()
+        .filter(|finding| !pinned.contains(finding))
+        .collect();
+    assert!(
+        missing.is_empty() && unexpected.is_empty(),
+        "missing: {missing:#?}\nunexpected: {unexpected:#?}"
+    );
     assert_eq!(found, pinned, "same findings, same order");
     assert_eq!(body["summary"]["findings"], pinned.len());
 }
