@@ -1,0 +1,56 @@
+//! `log-without-context` per language: a bare constant message, and messages that carry values.
+
+use crate::Language;
+use crate::catalog::LOG_WITHOUT_CONTEXT;
+use crate::checks::testing::{lines, run_at};
+
+fn found(language: Language, content: &str) -> Vec<u32> {
+    lines(LOG_WITHOUT_CONTEXT, language, content)
+}
+
+#[test]
+fn rust() {
+    let content = "info!(\"done\");\nerror!(\"failed: {}\", e);\nerror!(\"failed: {e}\");\nwarn!(order_id = %id, \"retrying\");\ninfo!(\"loaded {} orders from the warehouse cache\", n);\n";
+    assert_eq!(found(Language::Rust, content), [1]);
+}
+
+#[test]
+fn java() {
+    let content = "logger.error(\"Error\");\nlog.error(\"Error\", e);\nlog.info(\"Order {} shipped\", id);\nSystem.out.println(\"here\");\n";
+    assert_eq!(found(Language::Java, content), [1]);
+}
+
+#[test]
+fn python() {
+    let content = "logging.error(\"failed\")\nlogger.exception(\"failed\")\nlogger.info(f\"synced {count}\")\nlogger.info(\"synced %d\", count)\nprint(\"here\")\nlog.warning(f\"retrying\")\n";
+    assert_eq!(found(Language::Python, content), [1, 6]);
+}
+
+#[test]
+fn javascript_and_typescript() {
+    let content = "console.error(\"error\");\nlogger.warn(`retry ${n}`);\nlogger.info('saved', { id });\nconsole.log('here');\nlogger.info(`Something went wrong`);\n";
+    assert_eq!(found(Language::JavaScript, content), [1, 5]);
+    assert_eq!(found(Language::TypeScript, content), [1, 5]);
+}
+
+#[test]
+fn go() {
+    let content = "log.Println(\"error\")\nlog.Printf(\"sync failed: %v\", err)\nlogger.Info(\"started\", zap.Int(\"port\", p))\nslog.Error(\"boom\")\n";
+    assert_eq!(found(Language::Go, content), [1, 4]);
+}
+
+#[test]
+fn long_constant_messages_are_not_reported() {
+    let content = "log.info(\"Shutting down the scheduler after the last job\");";
+    assert!(found(Language::Java, content).is_empty());
+    let findings = run_at(
+        LOG_WITHOUT_CONTEXT,
+        Language::Java,
+        "A.java",
+        "log.info(\"here\");",
+    );
+    assert_eq!(
+        findings[0].message,
+        "log message \"here\" carries no context"
+    );
+}

@@ -1,0 +1,61 @@
+//! The built-in checks, one module per analysis type, and how a request's type ids select them.
+
+mod blocks;
+mod caught;
+mod context;
+mod print;
+mod sensitive;
+#[cfg(test)]
+mod testing;
+mod words;
+
+use crate::calls::{Call, find_calls};
+use crate::catalog::{
+    CUSTOM, LOG_WITHOUT_CONTEXT, PRINT_DEBUGGING, SENSITIVE_DATA, WRONG_LEVEL_FOR_CAUGHT_ERROR,
+};
+use crate::source::Source;
+use crate::{AnalyzeError, Finding, SourceFile};
+
+/// A file lexed and with its calls found, shared by every check that runs on it.
+pub(crate) struct Scan<'a> {
+    pub source: Source<'a>,
+    pub calls: Vec<Call>,
+}
+
+impl<'a> Scan<'a> {
+    pub(crate) fn new(file: &SourceFile<'a>) -> Self {
+        let source = Source::new(file);
+        let calls = find_calls(&source);
+        Self { source, calls }
+    }
+}
+
+/// A check appends its findings for one file.
+pub(crate) type Check = fn(&Scan<'_>, &mut Vec<Finding>);
+
+/// Every built-in check, by analysis type id, in the order of [`crate::analysis_types`].
+pub(crate) const CHECKS: [(&str, Check); 4] = [
+    (SENSITIVE_DATA, sensitive::check),
+    (PRINT_DEBUGGING, print::check),
+    (LOG_WITHOUT_CONTEXT, context::check),
+    (WRONG_LEVEL_FOR_CAUGHT_ERROR, caught::check),
+];
+
+/// The checks a request's type ids select: all of them for an empty list; `custom` selects
+/// none (custom rules run whenever the request has some).
+pub(crate) fn select(types: &[String]) -> Result<Vec<Check>, AnalyzeError> {
+    if types.is_empty() {
+        return Ok(CHECKS.iter().map(|&(_, check)| check).collect());
+    }
+    let mut selected = Vec::new();
+    for (id, check) in CHECKS {
+        if types.iter().any(|wanted| wanted == id) {
+            selected.push(check);
+        }
+    }
+    let known = |wanted: &String| wanted == CUSTOM || CHECKS.iter().any(|&(id, _)| wanted == id);
+    match types.iter().find(|wanted| !known(wanted)) {
+        Some(unknown) => Err(AnalyzeError::UnknownAnalysisType(unknown.clone())),
+        None => Ok(selected),
+    }
+}

@@ -1,0 +1,165 @@
+//! The vocabulary of sensitive names: splitting `apiKey`, `API_KEY` and `x-api-key` into words,
+//! and deciding whether those words name a secret, personal data, or a redaction.
+
+/// Words that on their own name a secret or personal data.
+const SENSITIVE_WORDS: &[&str] = &[
+    "password",
+    "passwords",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "secrets",
+    "token",
+    "tokens",
+    "jwt",
+    "bearer",
+    "apikey",
+    "authorization",
+    "creditcard",
+    "cardnumber",
+    "cvv",
+    "cvc",
+    "ssn",
+    "email",
+    "emails",
+    "privatekey",
+];
+
+/// Adjacent word pairs that name one: `api_key`, `privateKey`, `credit-card`, `e_mail`.
+const SENSITIVE_PAIRS: &[(&str, &str)] = &[
+    ("api", "key"),
+    ("private", "key"),
+    ("credit", "card"),
+    ("card", "number"),
+    ("card", "no"),
+    ("auth", "header"),
+    ("social", "security"),
+    ("e", "mail"),
+];
+
+/// Words that make a sensitive-sounding name describe the secret rather than hold it:
+/// `password_policy`, `tokenCount`, `isEmailVerified`, `secretName`, `passwordHash`.
+const DESCRIPTIVE_WORDS: &[&str] = &[
+    "policy",
+    "policies",
+    "length",
+    "len",
+    "rule",
+    "rules",
+    "reset",
+    "expiry",
+    "expires",
+    "expiration",
+    "expired",
+    "ttl",
+    "count",
+    "type",
+    "limit",
+    "max",
+    "min",
+    "num",
+    "total",
+    "usage",
+    "valid",
+    "invalid",
+    "is",
+    "has",
+    "verified",
+    "enabled",
+    "required",
+    "strength",
+    "hash",
+    "hashed",
+    "digest",
+    "sent",
+    "template",
+    "name",
+    "field",
+    "format",
+    "pattern",
+    "changed",
+    "attempt",
+    "attempts",
+    "url",
+    "path",
+    "file",
+    "provider",
+    "domain",
+    "state",
+    "status",
+];
+
+/// Words of a call that redact what it logs: `mask(token)`, `sha256(password)`.
+const REDACTING_WORDS: &[&str] = &[
+    "mask",
+    "masked",
+    "redact",
+    "redacted",
+    "hash",
+    "hashed",
+    "sha",
+    "digest",
+    "fingerprint",
+    "obfuscate",
+    "obfuscated",
+    "anonymize",
+    "anonymized",
+    "scrub",
+    "sanitize",
+    "sanitized",
+];
+
+/// Whether `name` names a secret or personal data.
+pub(super) fn is_sensitive(name: &str) -> bool {
+    let words = split_words(name);
+    let has = |word: &str| words.iter().any(|candidate| candidate == word);
+    let named = words
+        .iter()
+        .any(|word| SENSITIVE_WORDS.contains(&word.as_str()))
+        || words
+            .windows(2)
+            .any(|pair| SENSITIVE_PAIRS.contains(&(pair[0].as_str(), pair[1].as_str())));
+    named && !DESCRIPTIVE_WORDS.iter().any(|word| has(word))
+}
+
+/// Whether `name` is (part of) a redaction.
+pub(super) fn is_redacting(name: &str) -> bool {
+    split_words(name)
+        .iter()
+        .any(|word| REDACTING_WORDS.contains(&word.as_str()))
+}
+
+/// Splits an identifier or key into lowercase words at `_`, `-`, `.`, digits, lower-to-upper
+/// changes and the end of an acronym (`APIKey` → `api`, `key`).
+pub(super) fn split_words(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (index, &c) in chars.iter().enumerate() {
+        if !c.is_alphabetic() {
+            flush(&mut current, &mut words);
+            continue;
+        }
+        let previous = index.checked_sub(1).map(|before| chars[before]);
+        let next = chars.get(index + 1).copied();
+        let after_lower = previous.is_some_and(char::is_lowercase);
+        let acronym_end =
+            previous.is_some_and(char::is_uppercase) && next.is_some_and(char::is_lowercase);
+        if c.is_uppercase() && (after_lower || acronym_end) {
+            flush(&mut current, &mut words);
+        }
+        current.extend(c.to_lowercase());
+    }
+    flush(&mut current, &mut words);
+    words
+}
+
+fn flush(current: &mut String, words: &mut Vec<String>) {
+    if !current.is_empty() {
+        words.push(std::mem::take(current));
+    }
+}
+
+#[cfg(test)]
+mod tests;

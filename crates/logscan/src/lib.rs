@@ -1,0 +1,75 @@
+//! logscan, the analyzer's engine: static analysis of logging code in Rust, Java, Python,
+//! JavaScript, TypeScript and Go.
+//!
+//! [`analyze`] reads [`SourceFile`]s and returns [`Finding`]s for the built-in
+//! [`analysis_types`] (secrets or personal data in log calls, print debugging, log calls
+//! without context, caught errors logged at a low level) and for custom regex rules
+//! ([`RuleSpec`] validated into a [`CustomRule`]). Pure library: no I/O, no async.
+//!
+//! Each file is lexed once (so strings and comments never look like code), its log and print
+//! calls are found with per-language patterns, and each selected check reads those calls.
+//! This is pattern matching over lexed text, not parsing: the golden corpus under
+//! `services/analyzer/tests/corpus` pins what it finds.
+//!
+//! # Layout
+//! - [`Language`], [`Severity`], [`SourceFile`], [`Finding`]: the vocabulary of a request.
+//! - [`analysis_types`] and the type ids (`catalog`); `checks`: one module per type, plus the
+//!   error-block finder and the sensitive-name vocabulary.
+//! - `lexer` and `source`: code, comment and literal bytes, brackets, line and column.
+//! - `calls`: log and print calls per language; `args`: what their arguments mention.
+//! - [`RuleSpec`], [`CustomRule`] (`rule`): custom rules; [`AnalyzeError`], [`RuleError`]
+//!   (`error`): what clients are told when a request or a rule is refused.
+
+mod args;
+mod calls;
+mod catalog;
+mod checks;
+mod error;
+mod finding;
+mod language;
+mod lexer;
+mod rule;
+mod severity;
+mod source;
+
+pub use catalog::{
+    AnalysisType, CUSTOM, LOG_WITHOUT_CONTEXT, PRINT_DEBUGGING, SENSITIVE_DATA,
+    WRONG_LEVEL_FOR_CAUGHT_ERROR, analysis_types,
+};
+pub use error::{AnalyzeError, RuleError};
+pub use finding::{Finding, SourceFile};
+pub use language::Language;
+pub use rule::{CustomRule, MAX_PATTERN_CHARS, REGEX_SIZE_LIMIT, RuleSpec};
+pub use severity::Severity;
+
+/// Analyzes `files` with the analysis types named in `types` (all built-in types when empty;
+/// `custom` is accepted and selects none) and with every rule in `rules`. Findings are sorted
+/// by path, line, column and rule id.
+///
+/// # Errors
+/// [`AnalyzeError::UnknownAnalysisType`] for the first id in `types` that is neither a
+/// built-in type nor `custom`; nothing is analyzed then.
+pub fn analyze(
+    files: &[SourceFile<'_>],
+    types: &[String],
+    rules: &[CustomRule],
+) -> Result<Vec<Finding>, AnalyzeError> {
+    let checks = checks::select(types)?;
+    let mut findings = Vec::new();
+    for file in files {
+        if !checks.is_empty() {
+            let scan = checks::Scan::new(file);
+            for check in &checks {
+                check(&scan, &mut findings);
+            }
+        }
+        for rule in rules {
+            rule.find(file, &mut findings);
+        }
+    }
+    findings.sort_by(|left, right| left.sort_key().cmp(&right.sort_key()));
+    Ok(findings)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+//! Tests of `analyze` itself: type selection, unknown types, ordering.
+
+use crate::{AnalyzeError, Language, RuleSpec, SourceFile, analyze};
+
+const RUST: &str = "fn main() {\n    println!(\"a\"); info!(\"done\");\n}\n";
+
+fn rust_file(path: &str) -> SourceFile<'_> {
+    SourceFile {
+        path,
+        content: RUST,
+        language: Language::Rust,
+    }
+}
+
+#[test]
+fn no_types_means_every_built_in_type() {
+    let findings = analyze(&[rust_file("b.rs"), rust_file("a.rs")], &[], &[]).expect("runs");
+    let summary: Vec<(&str, u32, u32, &str)> = findings
+        .iter()
+        .map(|f| (f.path.as_str(), f.line, f.column, f.rule_id.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("a.rs", 2, 5, "print-debugging"),
+            ("a.rs", 2, 20, "log-without-context"),
+            ("b.rs", 2, 5, "print-debugging"),
+            ("b.rs", 2, 20, "log-without-context"),
+        ]
+    );
+}
+
+#[test]
+fn types_select_checks_and_custom_selects_none() {
+    let only_print = analyze(&[rust_file("a.rs")], &["print-debugging".into()], &[]).expect("runs");
+    assert_eq!(only_print.len(), 1);
+    let custom = analyze(&[rust_file("a.rs")], &["custom".into()], &[]).expect("runs");
+    assert!(custom.is_empty());
+}
+
+#[test]
+fn an_unknown_type_is_refused() {
+    let types = vec!["print-debugging".to_owned(), "spelling".to_owned()];
+    let error = analyze(&[rust_file("a.rs")], &types, &[]).expect_err("unknown type");
+    assert_eq!(error, AnalyzeError::UnknownAnalysisType("spelling".into()));
+    assert_eq!(error.to_string(), "unknown analysis type 'spelling'");
+}
+
+/// Files built to make a careless scanner quadratic (each of these took minutes once) finish
+/// in about a second each in a debug build.
+#[test]
+fn hostile_files_stay_fast() {
+    let nested_calls = "info!(\"password {}\", ".repeat(10_000);
+    let open_arms = "Err(e) => (info!(\"x\"), \n".repeat(5_000);
+    let open_catches = "try { x(); } catch (e) { logger.info(\"e\", e); \n".repeat(5_000);
+    let one_long_line = format!("{}\n", "println!(\"é\"); ".repeat(30_000));
+    let deep_suites: String = (0..1_500)
+        .map(|depth| format!("{}except E:\n", " ".repeat(depth)))
+        .collect();
+    let files = [
+        SourceFile {
+            path: "a.rs",
+            content: &nested_calls,
+            language: Language::Rust,
+        },
+        SourceFile {
+            path: "b.rs",
+            content: &open_arms,
+            language: Language::Rust,
+        },
+        SourceFile {
+            path: "c.ts",
+            content: &open_catches,
+            language: Language::TypeScript,
+        },
+        SourceFile {
+            path: "d.py",
+            content: &deep_suites,
+            language: Language::Python,
+        },
+        SourceFile {
+            path: "e.rs",
+            content: &one_long_line,
+            language: Language::Rust,
+        },
+    ];
+    let started = std::time::Instant::now();
+    let accented = RuleSpec {
+        rule_id: Some("e-acute".into()),
+        pattern: Some("é".into()),
+        message: Some("m".into()),
+        ..RuleSpec::default()
+    };
+    let rules = [accented.validate().expect("a valid rule")];
+    let findings = analyze(&files, &[], &rules).expect("runs");
+    let elapsed = started.elapsed();
+    let last_print = findings.iter().rfind(|f| f.rule_id == "print-debugging");
+    assert_eq!(last_print.map(|f| f.column), Some(29_999 * 15 + 1));
+    let last_custom = findings.iter().rfind(|f| f.rule_id == "e-acute");
+    assert_eq!(last_custom.map(|f| f.column), Some(29_999 * 15 + 11));
+    assert!(
+        elapsed < std::time::Duration::from_secs(10),
+        "took {elapsed:?}"
+    );
+}
