@@ -17,9 +17,17 @@
 //!   [`reference`]: the `err-xxxxxxxx` references such a 500 carries.
 //! - [`rejection`]: status, code and message for a request refused before its handler
 //!   (bad body, wrong content type, bad path or query).
+//! - [`jwt`]: the estate's HS256 tokens: the start-up guard on `SECURITY_JWT_SECRET_KEY`,
+//!   one HKDF-derived key per [`TokenKind`], issuing, verifying and the bearer header.
+//! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost.
+//! - [`client_ip`]: the client address behind the `TRUSTED_PROXIES` (rightmost untrusted
+//!   `X-Forwarded-For` hop; the peer otherwise).
 
 pub mod cli;
+pub mod client_ip;
 pub mod config;
+pub mod cors;
+pub mod jwt;
 pub mod metrics;
 pub mod panic;
 pub mod reference;
@@ -29,7 +37,10 @@ pub mod shutdown;
 pub mod telemetry;
 
 pub use cli::{ServiceInfo, StartFailure};
+pub use client_ip::TrustedProxies;
 pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
+pub use cors::CorsConfig;
+pub use jwt::{Claims, JwtError, JwtKeys, Subject, TokenKind};
 pub use reference::ErrorReference;
 pub use rejection::Rejection;
 pub use server::ListenConfig;
