@@ -45,12 +45,41 @@ impl Pacer {
         Duration::from_nanos(slot - now)
     }
 
+    /// Books the next slot only if it starts within `max_wait`: `Ok(wait)` when booked,
+    /// `Err(wait)` (nothing booked) when it is further away. A caller with a deadline refuses
+    /// at once instead of holding a slot it will give up on, which would push every later
+    /// caller further back.
+    pub fn try_reserve(&self, max_wait: Duration) -> Result<Duration, Duration> {
+        let now = duration_nanos(self.clock.now());
+        let mut next_slot = self
+            .next_slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = (*next_slot).max(now);
+        let wait = Duration::from_nanos(slot - now);
+        if wait > max_wait {
+            return Err(wait);
+        }
+        *next_slot = slot + self.interval;
+        Ok(wait)
+    }
+
     /// Waits for the next slot.
     pub async fn wait(&self) {
-        let delay = self.reserve();
-        if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
-        }
+        sleep_for(self.reserve()).await;
+    }
+
+    /// Waits for the next slot if it starts within `max_wait`; otherwise returns at once with
+    /// the wait it would have taken, booking nothing.
+    pub async fn wait_within(&self, max_wait: Duration) -> Result<(), Duration> {
+        sleep_for(self.try_reserve(max_wait)?).await;
+        Ok(())
+    }
+}
+
+async fn sleep_for(delay: Duration) {
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
     }
 }
 

@@ -57,7 +57,13 @@ impl OpenAiCompatible {
     pub(crate) async fn chat(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let body = CompletionRequest::new(&self.model, request);
         let call = async {
-            self.pacer.wait().await;
+            // A slot past the deadline is refused at once rather than booked and abandoned.
+            self.pacer
+                .wait_within(self.timeout)
+                .await
+                .map_err(|wait| LlmError::RateLimited {
+                    retry_after: Some(wait),
+                })?;
             self.attempts(&body).await
         };
         tokio::time::timeout(self.timeout, call)

@@ -32,7 +32,7 @@ async fn calls_are_spaced_by_the_pace() {
 }
 
 #[actix_web::test]
-async fn clones_share_one_pacer_and_a_slot_beyond_the_timeout_is_a_timeout() {
+async fn clones_share_one_pacer_and_a_slot_beyond_the_timeout_is_refused_at_once() {
     let stub = Stub::start(vec![Canned::completion("ok")]);
     let frozen = FakeClock::new();
     let config = LlmConfig {
@@ -49,6 +49,21 @@ async fn clones_share_one_pacer_and_a_slot_beyond_the_timeout_is_a_timeout() {
         .await
         .expect_err("next slot in 60 s");
 
-    assert_eq!(error, LlmError::Timeout);
+    assert_eq!(
+        error,
+        LlmError::RateLimited {
+            retry_after: Some(Duration::from_secs(60))
+        }
+    );
     assert_eq!(stub.calls(), 1, "the paced call never reached the provider");
+    let again = llm
+        .chat(&hello())
+        .await
+        .expect_err("still 60 s away: nothing was booked");
+    assert_eq!(
+        again,
+        LlmError::RateLimited {
+            retry_after: Some(Duration::from_secs(60))
+        }
+    );
 }
