@@ -4,13 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DURATION=${DURATION:-8s}
+DURATION=${DURATION:-6s}
+ROUNDS=${ROUNDS:-4}
 CONNECTIONS=${CONNECTIONS:-8}
 CORPUS=${CORPUS:-services/analyzer/tests/corpus}
 TOKEN=${TOKEN:-bench-analyzer-token}
 
 if [[ ${1:-} == --help ]]; then
-  echo "usage: scripts/bench-analyzer.sh  (env: DURATION=$DURATION CONNECTIONS=$CONNECTIONS CORPUS=$CORPUS)"
+  echo "usage: scripts/bench-analyzer.sh  (env: DURATION=$DURATION ROUNDS=$ROUNDS CONNECTIONS=$CONNECTIONS CORPUS=$CORPUS)"
   exit 0
 fi
 command -v wrk >/dev/null || { echo "bench-analyzer.sh: needs wrk (apt-get install wrk)" >&2; exit 1; }
@@ -47,9 +48,21 @@ start() {
 start 19101 true
 start 19102 false
 
-# Alternating runs (on, off, on, off) so drift on a shared machine hits both sides alike.
-for run in "limiter on:19101" "limiter off:19102" "limiter on:19101" "limiter off:19102"; do
-  echo "== ${run%%:*}"
-  TOKEN=$TOKEN BODY_FILE=$work/body.json wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency \
-    -s scripts/bench/post.lua "http://127.0.0.1:${run##*:}/analyze" | grep -E 'Requests/sec|  Latency|99%|Non-2xx'
+# Alternating runs (on, off, on, off, ...) so drift on a shared machine hits both sides alike.
+for round in $(seq "$ROUNDS"); do
+  for side in "on:19101" "off:19102"; do
+    rate=$(TOKEN=$TOKEN BODY_FILE=$work/body.json wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency \
+      -s scripts/bench/post.lua "http://127.0.0.1:${side##*:}/analyze" | tee "$work/wrk.txt" \
+      | awk '/Requests\/sec/ {print $2}')
+    p99=$(awk '/ 99%/ {print $2}' "$work/wrk.txt")
+    errors=$(awk '/Non-2xx/ {print $5}' "$work/wrk.txt")
+    echo "round $round limiter ${side%%:*}: $rate requests/s, p99 $p99, non-2xx ${errors:-0}"
+    echo "${side%%:*} $rate" >>"$work/rates"
+  done
 done
+awk -v bytes="$(wc -c <"$work/body.json")" '
+  { sum[$1] += $2; n[$1]++ }
+  END {
+    on = sum["on"] / n["on"]; off = sum["off"] / n["off"]
+    printf "mean: limiter on %.0f requests/s, off %.0f requests/s, ratio %.3f\n", on, off, on / off
+  }' "$work/rates"
