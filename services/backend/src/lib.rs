@@ -1,10 +1,31 @@
 //! The backend: users, workspaces, memberships, invitations, projects, CI keys, scan runs and
-//! the abuse controls around them. For now it holds the persistence layer the domain code will
-//! build its typed repositories on.
+//! the abuse controls around them (DESIGN.md §5).
 //!
 //! # Layout
+//! - [`config`]: settings; [`application`]: build, bind, serve, drain; [`state`]: shared state.
+//! - [`envelope`]: the response bodies, one builder each; [`errors`]: failures to envelopes.
+//! - [`limits`]: the public and auth filters' groups, their allow-list, their keys.
+//! - [`routes`]: one module per resource.
 //! - [`store`]: one key-value API over an embedded database (redb under `DATA_DIR`, the
 //!   default) or Redis (`REDIS_URL`, shared by replicas), with expiry, atomic counters and
 //!   single-use records.
 
+pub mod application;
+pub mod config;
+pub mod envelope;
+pub mod errors;
+pub mod limits;
+pub mod routes;
+pub mod state;
 pub mod store;
+
+pub use application::Application;
+pub use config::BackendConfig;
+
+/// The backend on the command line.
+pub const SERVICE: platform::ServiceInfo = platform::ServiceInfo {
+    name: "backend",
+    default_port: config::DEFAULT_PORT,
+    health_path: "/actuator/health",
+    about: "auth, workspaces, projects and scans behind the estate's filters (DESIGN.md §5)",
+};

@@ -1,0 +1,117 @@
+//! Building and running the backend: bind first (so the port is known), then serve.
+//!
+//! Middleware order, outermost first: CORS (so a 401, 429 or 500 for an allowed origin carries
+//! CORS headers and a disallowed origin never gets any), the panic layer (a panic is the 500
+//! envelope), the recipient reader (the per-recipient ceiling's key is in the body), the
+//! limiter (both filters' groups), then the routes.
+
+use crate::config::BackendConfig;
+use crate::envelope::internal_error;
+use crate::errors::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+use crate::{limits, routes};
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+use limiter::{LimiterMetrics, SharedClock};
+use platform::{Rejection, StartFailure};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+
+/// A bound, not yet running backend.
+pub struct Application {
+    port: u16,
+    server: Server,
+    state: AppState,
+}
+
+impl Application {
+    /// Builds on the system clock.
+    pub fn build(config: BackendConfig) -> Result<Self, StartFailure> {
+        Self::build_with_clock(config, limiter::system_clock())
+    }
+
+    /// Builds with an injected clock (tests move a fake one).
+    pub fn build_with_clock(
+        config: BackendConfig,
+        clock: SharedClock,
+    ) -> Result<Self, StartFailure> {
+        let fail = |error: &dyn std::fmt::Display| StartFailure::Other(error.to_string());
+        let store = match &config.redis_url {
+            Some(url) => Store::redis(url, "backend"),
+            None => Store::embedded(&config.data_dir),
+        }
+        .map_err(|e| fail(&e))?;
+        let mut registry = Registry::default();
+        let metrics = LimiterMetrics::default();
+        metrics.register(&mut registry);
+        let limiter = limits::limiter(&config, metrics, clock).map_err(|e| fail(&e))?;
+        let rate_limit = limits::middleware(limiter, &config).map_err(|e| fail(&e))?;
+        tracing::info!("backend rate limits:\n{}", limits::rules::table());
+        let cors = config.cors.clone();
+        let listener = config.listen.bind().map_err(|e| fail(&e))?;
+        let port = listener.local_addr().map_err(|e| fail(&e))?.port();
+        let state = AppState {
+            config: Arc::new(config),
+            store,
+            registry: Arc::new(registry),
+        };
+        let app_state = state.clone();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(web::Data::new(app_state.clone()))
+                .app_data(
+                    web::JsonConfig::default()
+                        .error_handler(|e, r| ApiError::rejected(&Rejection::from(&e), r).into()),
+                )
+                .app_data(
+                    web::PathConfig::default()
+                        .error_handler(|e, r| ApiError::rejected(&Rejection::from(&e), r).into()),
+                )
+                .app_data(
+                    web::QueryConfig::default()
+                        .error_handler(|e, r| ApiError::rejected(&Rejection::from(&e), r).into()),
+                )
+                .configure(routes::config)
+                .wrap(rate_limit.clone())
+                .wrap(from_fn(limits::recipient::read_recipient))
+                .wrap(platform::panic::CatchPanic::new(|reference| {
+                    internal_error("panic", reference)
+                }))
+                .wrap(cors.layer())
+        })
+        .disable_signals()
+        .shutdown_timeout(platform::server::DRAIN_TIMEOUT.as_secs())
+        .listen(listener)
+        .map_err(|e| fail(&e))?
+        .run();
+        Ok(Self {
+            port,
+            server,
+            state,
+        })
+    }
+
+    /// The bound port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The shared state (tests reach the store's fault switch through it).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// The server, for tests that spawn it.
+    pub fn into_server(self) -> Server {
+        self.server
+    }
+
+    /// Serves until SIGTERM, then drains.
+    pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
+        platform::server::run_until_stopped(self.server, "backend")
+            .await
+            .map_err(|error| StartFailure::Other(error.to_string()))
+    }
+}

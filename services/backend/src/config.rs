@@ -1,0 +1,134 @@
+//! The backend's settings, read once from the environment (every variable in docs/config.md).
+
+use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
+use platform::{ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, TrustedProxies};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The backend's port.
+pub const DEFAULT_PORT: u16 = 9800;
+/// Where the embedded store and the outbox live.
+pub const ENV_DATA_DIR: &str = "DATA_DIR";
+/// Redis shared by replicas (unset: embedded store, buckets in memory).
+pub const ENV_REDIS_URL: &str = "REDIS_URL";
+/// Wrong passwords per e-mail before the lock.
+pub const ENV_LOGIN_MAX_ATTEMPTS: &str = "LOGIN_MAX_ATTEMPTS";
+/// Length of the login lock.
+pub const ENV_LOCK_MINUTES: &str = "SECURITY_AUTH_ATTEMPT_LOCK_MINUTES";
+/// Wrong answers before a one-time code is destroyed.
+pub const ENV_OTP_MAX_ATTEMPTS: &str = "OTP_MAX_ATTEMPTS";
+/// The analyzer scans fan out to.
+pub const ENV_ANALYZER_URL: &str = "ANALYZER_URL";
+/// The analyzer's token.
+pub const ENV_ANALYZER_TOKEN: &str = "ANALYZER_TOKEN";
+/// Bound on tracked limiter buckets.
+pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
+
+/// The public filter's budgets (DESIGN.md §5).
+#[derive(Clone, Copy, Debug)]
+pub struct PublicBudgets {
+    /// `RATE_LIMIT_EMAIL`, per IP.
+    pub email: Policy,
+    /// `RATE_LIMIT_EMAIL_RECIPIENT`, per recipient.
+    pub email_recipient: Policy,
+    /// `RATE_LIMIT_CREDENTIAL`, per IP.
+    pub credential: Policy,
+    /// `RATE_LIMIT_EXPENSIVE`, per bearer.
+    pub expensive: Policy,
+    /// `RATE_LIMIT_CI`, per CI key.
+    pub ci: Policy,
+}
+
+/// The auth filter's budgets, per IP, under `/api/v1/auth/**`.
+#[derive(Clone, Copy, Debug)]
+pub struct AuthBudgets {
+    /// `AUTH_RATE_LIMIT_CREDENTIAL`: login, reset-password.
+    pub credential: Policy,
+    /// `AUTH_RATE_LIMIT_ONE_TIME_CODE`: verify-otp, verify-magic, mfa/verify.
+    pub one_time_code: Policy,
+    /// `AUTH_RATE_LIMIT_EMAIL`: the e-mail sending paths.
+    pub email: Policy,
+    /// `AUTH_RATE_LIMIT_BACKSTOP`: every other POST under /auth.
+    pub backstop: Policy,
+}
+
+/// Everything the backend reads from its environment.
+#[derive(Clone, Debug)]
+pub struct BackendConfig {
+    /// Where to listen.
+    pub listen: ListenConfig,
+    /// `DATA_DIR` (default `./data`).
+    pub data_dir: PathBuf,
+    /// `REDIS_URL`.
+    pub redis_url: Option<String>,
+    /// Token keys derived from `SECURITY_JWT_SECRET_KEY`.
+    pub jwt: JwtKeys,
+    /// The CORS allow-list.
+    pub cors: CorsConfig,
+    /// Proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: TrustedProxies,
+    /// Public filter budgets.
+    pub public: PublicBudgets,
+    /// Auth filter budgets.
+    pub auth: AuthBudgets,
+    /// Bound on tracked buckets.
+    pub max_tracked_keys: usize,
+    /// `LOGIN_MAX_ATTEMPTS`.
+    pub login_max_attempts: u32,
+    /// `SECURITY_AUTH_ATTEMPT_LOCK_MINUTES`.
+    pub lock: Duration,
+    /// `OTP_MAX_ATTEMPTS`.
+    pub otp_max_attempts: u32,
+    /// `ANALYZER_URL`.
+    pub analyzer_url: String,
+    /// `ANALYZER_TOKEN` (scans fail with a terminal frame when unset).
+    pub analyzer_token: Option<String>,
+}
+
+impl BackendConfig {
+    /// Reads every setting; the first bad one stops start-up, named.
+    pub fn from_env(env: &dyn Env) -> Result<Self, ConfigError> {
+        Ok(Self {
+            listen: ListenConfig::from_env(env, DEFAULT_PORT)?,
+            data_dir: env
+                .optional(ENV_DATA_DIR)
+                .map_or_else(|| PathBuf::from("./data"), PathBuf::from),
+            redis_url: env.optional(ENV_REDIS_URL),
+            jwt: JwtKeys::from_env(env)?,
+            cors: CorsConfig::from_env(env)?,
+            trusted_proxies: TrustedProxies::from_env(env)?,
+            public: PublicBudgets {
+                email: env.budget("RATE_LIMIT_EMAIL", "20/1h")?,
+                email_recipient: env.budget("RATE_LIMIT_EMAIL_RECIPIENT", "10/1h")?,
+                credential: env.budget("RATE_LIMIT_CREDENTIAL", "300/1h")?,
+                expensive: env.budget("RATE_LIMIT_EXPENSIVE", "240/1h")?,
+                ci: env.budget("RATE_LIMIT_CI", "600/1h")?,
+            },
+            auth: AuthBudgets {
+                credential: env.budget("AUTH_RATE_LIMIT_CREDENTIAL", "20/15m")?,
+                one_time_code: env.budget("AUTH_RATE_LIMIT_ONE_TIME_CODE", "15/15m")?,
+                email: env.budget("AUTH_RATE_LIMIT_EMAIL", "10/1h")?,
+                backstop: env.budget("AUTH_RATE_LIMIT_BACKSTOP", "120/15m")?,
+            },
+            max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
+            login_max_attempts: positive(env, ENV_LOGIN_MAX_ATTEMPTS, 5)?,
+            lock: Duration::from_secs(60 * u64::from(positive(env, ENV_LOCK_MINUTES, 10)?)),
+            otp_max_attempts: positive(env, ENV_OTP_MAX_ATTEMPTS, 5)?,
+            analyzer_url: env
+                .optional(ENV_ANALYZER_URL)
+                .unwrap_or_else(|| "http://127.0.0.1:9001".to_owned()),
+            analyzer_token: env.optional(ENV_ANALYZER_TOKEN),
+        })
+    }
+}
+
+fn positive(env: &dyn Env, name: &'static str, default: u32) -> Result<u32, ConfigError> {
+    let value = env.u64_or(name, u64::from(default))?;
+    u32::try_from(value)
+        .ok()
+        .filter(|value| *value > 0)
+        .ok_or(ConfigError::Invalid {
+            name,
+            expected: "a whole number from 1 to 4294967295".to_owned(),
+        })
+}

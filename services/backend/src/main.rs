@@ -1,0 +1,13 @@
+//! The backend binary: settings from the environment, build, serve until SIGTERM, drain.
+
+use backend::{Application, BackendConfig, SERVICE};
+use std::process::ExitCode;
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    platform::cli::main(&SERVICE, |env| async move {
+        let config = BackendConfig::from_env(&env)?;
+        Application::build(config)?.run_until_stopped().await
+    })
+    .await
+}

@@ -1,0 +1,23 @@
+//! The backend's routes, one module per resource; unknown paths get the envelope of their
+//! controller.
+
+mod actuator;
+
+use crate::errors::ApiError;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+
+/// Mounts every route.
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.configure(actuator::config)
+        .default_service(web::to(not_found));
+}
+
+async fn not_found(request: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let message = format!("no route for {} {}", request.method(), request.path());
+    Err(ApiError::client(
+        StatusCode::NOT_FOUND,
+        message,
+        request.path(),
+    ))
+}

@@ -1,0 +1,5 @@
+//! The backend over HTTP: one test binary, the real app on port 0 per test.
+
+mod filters;
+mod helpers;
+mod shell;
