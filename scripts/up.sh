@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PROFILE=${PROFILE:-release}
-SERVICES=${SERVICES:-analyzer}
+SERVICES=${SERVICES:-analyzer backend}
 LOG_DIR=${LOG_DIR:-target/estate-logs}
 
 if [[ ${1:-} == --help || ${1:-} == -h ]]; then
@@ -29,6 +29,9 @@ dev_default() {
   fi
 }
 dev_default ANALYZER_TOKEN "dev-analyzer-token-not-for-production"
+dev_default SECURITY_JWT_SECRET_KEY "dev-only-secret-$(printf '%s' "$PWD" | sha256sum | cut -c1-48)"
+# A development secret is not a production one: the backend prints its own warning too.
+dev_default SECURITY_JWT_REQUIRE_STRONG_SECRET false
 
 cargo_flags=()
 for service in $SERVICES; do cargo_flags+=(--bin "$service"); done
