@@ -2,23 +2,23 @@
 //! the abuse controls around them (DESIGN.md §5).
 //!
 //! # Layout
-//! - [`auth`]: the auth domain: accounts, argon2id passwords, the login and one-time-code
-//!   attempt ceilings, single-use tokens, the mail outbox.
 //! - [`config`]: settings; [`application`]: build, bind, serve, drain; [`state`]: shared state.
 //! - [`envelope`]: the response bodies, one builder each; [`errors`]: failures to envelopes.
 //! - [`limits`]: the public and auth filters' groups, their allow-list, their keys.
 //! - [`routes`]: one module per resource.
+//! - [`scans`]: scan runs — the analyzer client and its retry policy, the run record with its
+//!   progress frames and their live hub, and the scanner that drives a run to one terminal frame.
 //! - [`store`]: one key-value API over an embedded database (redb under `DATA_DIR`, the
 //!   default) or Redis (`REDIS_URL`, shared by replicas), with expiry, atomic counters and
 //!   single-use records.
 
 pub mod application;
-pub mod auth;
 pub mod config;
 pub mod envelope;
 pub mod errors;
 pub mod limits;
 pub mod routes;
+pub mod scans;
 pub mod state;
 pub mod store;
 
