@@ -2,6 +2,8 @@
 //! the abuse controls around them (DESIGN.md §5).
 //!
 //! # Layout
+//! - [`auth`]: the auth domain: accounts, argon2id passwords, the login and one-time-code
+//!   attempt ceilings, single-use tokens, the mail outbox.
 //! - [`config`]: settings; [`application`]: build, bind, serve, drain; [`state`]: shared state.
 //! - [`envelope`]: the response bodies, one builder each; [`errors`]: failures to envelopes.
 //! - [`limits`]: the public and auth filters' groups, their allow-list, their keys.
@@ -13,6 +15,7 @@
 //!   single-use records.
 
 pub mod application;
+pub mod auth;
 pub mod config;
 pub mod envelope;
 pub mod errors;
