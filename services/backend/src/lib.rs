@@ -13,6 +13,9 @@
 //! - [`store`]: one key-value API over an embedded database (redb under `DATA_DIR`, the
 //!   default) or Redis (`REDIS_URL`, shared by replicas), with expiry, atomic counters and
 //!   single-use records.
+//! - [`tenancy`]: workspaces, members, invitations, projects and CI keys, with the tenant
+//!   fences: scope from the token only, another tenant's id is 404 in the same words, ranked
+//!   roles.
 
 pub mod application;
 pub mod auth;
@@ -24,6 +27,7 @@ pub mod routes;
 pub mod scans;
 pub mod state;
 pub mod store;
+pub mod tenancy;
 
 pub use application::Application;
 pub use config::BackendConfig;
