@@ -58,6 +58,7 @@ pub enum JwtError {
 #[derive(Clone)]
 pub struct JwtKeys {
     kinds: [KindKeys; 4],
+    otp_pepper: [u8; 32],
 }
 
 #[derive(Clone)]
@@ -99,7 +100,14 @@ impl JwtKeys {
         let [access, refresh, mfa, email] = TokenKind::ALL.map(kind_keys);
         Ok(Self {
             kinds: [access?, refresh?, mfa?, email?],
+            otp_pepper: derive_labelled(secret, OTP_PEPPER_LABEL).ok_or_else(underivable)?,
         })
+    }
+
+    /// The key one-time codes are hashed with (HMAC), derived from the same secret under its
+    /// own label: one secret to manage, and no key used for two purposes.
+    pub fn otp_pepper(&self) -> [u8; 32] {
+        self.otp_pepper
     }
 
     /// Mints a token of `kind` issued now and valid for `ttl`.
@@ -187,10 +195,17 @@ fn classify(kind: &ErrorKind) -> JwtError {
 }
 
 /// This kind's 256-bit key: HKDF-SHA256 over the secret, with the kind's label as `info`.
+/// The HKDF label of the one-time-code pepper.
+const OTP_PEPPER_LABEL: &str = "estate/otp-pepper/v1";
+
 fn derive_key(secret: &[u8], kind: TokenKind) -> Option<[u8; 32]> {
+    derive_labelled(secret, kind.label())
+}
+
+fn derive_labelled(secret: &[u8], label: &str) -> Option<[u8; 32]> {
     let mut key = [0_u8; 32];
     Hkdf::<Sha256>::new(None, secret)
-        .expand(kind.label().as_bytes(), &mut key)
+        .expand(label.as_bytes(), &mut key)
         .ok()?;
     Some(key)
 }

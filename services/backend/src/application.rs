@@ -8,7 +8,7 @@
 use crate::config::BackendConfig;
 use crate::envelope::internal_error;
 use crate::errors::ApiError;
-use crate::state::AppState;
+use crate::state::{AppState, AuthServices};
 use crate::store::Store;
 use crate::{limits, routes};
 use actix_web::dev::Server;
@@ -52,10 +52,12 @@ impl Application {
         let cors = config.cors.clone();
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let port = listener.local_addr().map_err(|e| fail(&e))?.port();
+        let auth = AuthServices::new(&config, &store);
         let state = AppState {
             config: Arc::new(config),
             store,
             registry: Arc::new(registry),
+            auth,
         };
         let app_state = state.clone();
         let server = HttpServer::new(move || {

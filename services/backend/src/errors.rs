@@ -48,6 +48,16 @@ pub enum ApiError {
         /// Which envelope.
         envelope: Envelope,
     },
+    /// An auth controller's 429: a lock with its exact remaining time, or a refusal no wait can
+    /// lift (a destroyed one-time code), which carries no `Retry-After`: a header that lies
+    /// is worse than one that is absent.
+    #[error("{message}")]
+    Refused {
+        /// What the client reads.
+        message: String,
+        /// The wait, when there is one.
+        retry_after: Option<std::time::Duration>,
+    },
     /// The store did not answer: 503 with a short `Retry-After`.
     #[error("service temporarily unavailable")]
     StoreUnavailable(#[source] StoreError),
@@ -77,6 +87,27 @@ impl ApiError {
     }
 }
 
+impl From<crate::auth::AuthError> for ApiError {
+    fn from(error: crate::auth::AuthError) -> Self {
+        use crate::auth::AuthError;
+        let status_envelope = |message: &str| Self::Client {
+            status: StatusCode::BAD_REQUEST,
+            message: message.to_owned(),
+            envelope: Envelope::Status,
+        };
+        match error {
+            AuthError::Store(store) => store.into(),
+            AuthError::WeakPassword(reason) => status_envelope(reason),
+            AuthError::InvalidEmail => status_envelope("Invalid email address"),
+            AuthError::EmailTaken => status_envelope("Email already registered"),
+            AuthError::Hashing => Self::Internal {
+                kind: "password hashing failed",
+                cause: "argon2".to_owned(),
+            },
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         match error {
@@ -93,6 +124,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::Client { status, .. } => *status,
+            Self::Refused { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -110,6 +142,18 @@ impl ResponseError for ApiError {
                 message,
                 envelope: Envelope::Api,
             } => api_error(*status, message),
+            Self::Refused {
+                message,
+                retry_after,
+            } => {
+                let mut response = status_envelope(StatusCode::TOO_MANY_REQUESTS, message);
+                if let Some(value) = retry_after
+                    .and_then(|wait| limiter::retry_after_secs(wait).to_string().parse().ok())
+                {
+                    response.headers_mut().insert(RETRY_AFTER, value);
+                }
+                response
+            }
             Self::StoreUnavailable(cause) => {
                 log_store_failure(cause);
                 let mut response = api_error(StatusCode::SERVICE_UNAVAILABLE, &self.to_string());

@@ -2,6 +2,7 @@
 //! controller.
 
 mod actuator;
+mod auth;
 
 use crate::errors::ApiError;
 use actix_web::http::StatusCode;
@@ -10,6 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 /// Mounts every route.
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.configure(actuator::config)
+        .configure(auth::config)
         .default_service(web::to(not_found));
 }
 

@@ -1,8 +1,11 @@
 //! `TestApp`: the real backend on a free port, with its own data directory and a fake clock.
 
+use actix_web::dev::ServerHandle;
+use backend::store::FaultSwitch;
 use backend::{Application, BackendConfig};
 use limiter::FakeClock;
 use platform::MapEnv;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A strong test secret (64 hex characters).
@@ -12,13 +15,24 @@ pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
     pub clock: FakeClock,
-    _data: tempfile::TempDir,
+    pub faults: FaultSwitch,
+    pub data_dir: PathBuf,
+    handle: ServerHandle,
+    _data: Option<tempfile::TempDir>,
 }
 
 impl TestApp {
+    /// The backend on a fresh data directory.
     pub async fn spawn(overrides: &[(&str, &str)]) -> Self {
         let data = tempfile::tempdir().expect("a temporary data directory");
-        let data_dir = data.path().to_string_lossy().into_owned();
+        let mut app = Self::spawn_on(data.path(), overrides).await;
+        app._data = Some(data);
+        app
+    }
+
+    /// The backend on an existing data directory (a restart).
+    pub async fn spawn_on(data: &Path, overrides: &[(&str, &str)]) -> Self {
+        let data_dir = data.to_string_lossy().into_owned();
         let mut settings = vec![
             ("SECURITY_JWT_SECRET_KEY", SECRET),
             ("PORT", "0"),
@@ -31,13 +45,35 @@ impl TestApp {
         let app = Application::build_with_clock(config, Arc::new(clock.clone()))
             .expect("the backend builds");
         let base = format!("http://127.0.0.1:{}", app.port());
-        actix_web::rt::spawn(app.into_server());
+        let faults = app.state().store.fault_switch();
+        let server = app.into_server();
+        let handle = server.handle();
+        actix_web::rt::spawn(server);
+        let client = reqwest::Client::new();
         Self {
             base,
-            client: reqwest::Client::new(),
+            client,
             clock,
-            _data: data,
+            faults,
+            data_dir: data.to_path_buf(),
+            handle,
+            _data: None,
         }
+    }
+
+    /// Stops the server and lets go of its store (the embedded database can be reopened);
+    /// hands back the data directory, which lives as long as the caller keeps it.
+    pub async fn stop(self) -> Option<tempfile::TempDir> {
+        self.handle.stop(true).await;
+        self._data
+    }
+
+    /// The mail the backend queued so far.
+    pub fn outbox(&self) -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(self.data_dir.join("outbox.jsonl")).unwrap_or_default();
+        text.lines()
+            .map(|line| serde_json::from_str(line).expect("an outbox line"))
+            .collect()
     }
 
     pub fn url(&self, path: &str) -> String {

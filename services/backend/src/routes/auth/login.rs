@@ -1,0 +1,102 @@
+//! `POST /login` and `POST /refresh`: the login attempt ceiling where a client meets it.
+//!
+//! Five wrong passwords for one address (existing or not) lock it for ten minutes: the fifth
+//! wrong answer is still a 401, every attempt after it is a 429 with the exact remaining
+//! seconds in `Retry-After`, even with the right password, until the lock expires. The hash
+//! is verified on every path (a dummy hash for unknown addresses), so timing says nothing.
+
+use super::{refuse, session};
+use crate::auth::email::normalise;
+use crate::auth::passwords::verify_or_dummy;
+use crate::errors::ApiError;
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use platform::jwt::TokenKind;
+use serde::Deserialize;
+use serde_json::json;
+use std::time::Duration;
+
+/// The login body.
+#[derive(Debug, Deserialize)]
+pub struct Credentials {
+    email: String,
+    password: String,
+}
+
+/// Checks the lock, the password, and counts a wrong one.
+pub async fn login(
+    state: web::Data<AppState>,
+    body: web::Json<Credentials>,
+) -> Result<HttpResponse, ApiError> {
+    let Credentials { email, password } = body.into_inner();
+    let email = normalise(&email).unwrap_or_else(|| email.trim().to_lowercase());
+    let auth = &state.auth;
+    if let Some(remaining) = auth.attempts.locked(&email).await? {
+        return Err(locked(remaining));
+    }
+    let user = auth.users.find_by_email(&email).await?;
+    let hash = user.as_ref().map(|user| user.password_hash.clone());
+    let matches = web::block(move || verify_or_dummy(hash.as_deref(), &password))
+        .await
+        .map_err(|error| ApiError::Internal {
+            kind: "password check did not complete",
+            cause: error.to_string(),
+        })?;
+    match user {
+        Some(user) if matches => {
+            auth.attempts.reset(&email).await?;
+            if !user.verified {
+                return Err(refuse(StatusCode::FORBIDDEN, "Email not verified"));
+            }
+            session(&state, &user.id, &user.email)
+        }
+        _ => {
+            auth.attempts.record_failure(&email).await?;
+            Err(refuse(
+                StatusCode::UNAUTHORIZED,
+                "Invalid email or password",
+            ))
+        }
+    }
+}
+
+/// The lock's 429: minutes for a person (rounded up), exact seconds for a client.
+fn locked(remaining: Duration) -> ApiError {
+    let minutes = remaining.as_secs().div_ceil(60).max(1);
+    ApiError::Refused {
+        message: format!(
+            "Too many failed attempts. Try again in {minutes} minute(s), or reset your password."
+        ),
+        retry_after: Some(remaining),
+    }
+}
+
+/// The refresh body.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshBody {
+    refresh_token: String,
+}
+
+/// A new access token for a valid refresh token.
+pub async fn refresh(
+    state: web::Data<AppState>,
+    body: web::Json<RefreshBody>,
+) -> Result<HttpResponse, ApiError> {
+    let keys = &state.config.jwt;
+    let claims = keys
+        .verify(TokenKind::Refresh, &body.refresh_token)
+        .map_err(|_| refuse(StatusCode::UNAUTHORIZED, "Invalid or expired token"))?;
+    let subject = platform::jwt::Subject {
+        email: claims.email,
+        ..platform::jwt::Subject::user(claims.sub)
+    };
+    let access = keys
+        .issue(TokenKind::Access, &subject, TokenKind::Access.default_ttl())
+        .map_err(|error| ApiError::Internal {
+            kind: "token signing failed",
+            cause: error.to_string(),
+        })?;
+    Ok(HttpResponse::Ok().json(json!({ "accessToken": access })))
+}

@@ -1,0 +1,78 @@
+//! `/api/v1/auth/**`: the auth controllers. Failures answer in the status envelope
+//! (`{"status":<int>,"message"}`) through [`crate::errors::ApiError`]; success bodies are the
+//! tokens or a status envelope saying what happens next.
+//!
+//! Answers that could tell whether an address has an account (signup of a taken address,
+//! resend, forgot-password) are the same either way.
+
+mod codes;
+mod login;
+mod password;
+
+use crate::envelope::status_envelope;
+use crate::errors::{ApiError, Envelope};
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use platform::jwt::{Subject, TokenKind};
+use serde_json::json;
+
+/// Mounts the auth routes.
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/api/v1/auth")
+            .route("/login", web::post().to(login::login))
+            .route("/refresh", web::post().to(login::refresh))
+            .route("/signup", web::post().to(codes::signup))
+            .route("/pre-register", web::post().to(codes::resend))
+            .route("/resend-otp", web::post().to(codes::resend))
+            .route("/verify-otp", web::post().to(codes::verify_otp))
+            .route("/verify-magic", web::post().to(password::verify_magic))
+            .route("/forgot-password", web::post().to(password::forgot))
+            .route("/reset-password/{token}", web::post().to(password::reset))
+            .route("/mfa/passkey/{tail:.*}", web::to(passkey)),
+    );
+}
+
+/// A client error in the auth envelope.
+pub(super) fn refuse(status: StatusCode, message: &str) -> ApiError {
+    ApiError::Client {
+        status,
+        message: message.to_owned(),
+        envelope: Envelope::Status,
+    }
+}
+
+/// A fresh access and refresh token for a user.
+pub(super) fn session(
+    state: &AppState,
+    user_id: &str,
+    email: &str,
+) -> Result<HttpResponse, ApiError> {
+    let subject = Subject {
+        email: Some(email.to_owned()),
+        ..Subject::user(user_id)
+    };
+    let keys = &state.config.jwt;
+    let mint = |kind: TokenKind| {
+        keys.issue(kind, &subject, kind.default_ttl())
+            .map_err(|error| ApiError::Internal {
+                kind: "token signing failed",
+                cause: error.to_string(),
+            })
+    };
+    let body = json!({ "accessToken": mint(TokenKind::Access)?, "refreshToken": mint(TokenKind::Refresh)? });
+    Ok(HttpResponse::Ok().json(body))
+}
+
+/// The answer that says only what happens next.
+pub(super) fn accepted(status: StatusCode, message: &str) -> HttpResponse {
+    status_envelope(status, message)
+}
+
+async fn passkey() -> Result<HttpResponse, ApiError> {
+    Err(refuse(
+        StatusCode::NOT_IMPLEMENTED,
+        "Passkeys are not available yet",
+    ))
+}

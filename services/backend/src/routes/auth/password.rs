@@ -1,0 +1,122 @@
+//! `POST /forgot-password`, `/reset-password/{token}` and `/verify-magic`: single-use links.
+//! A link's token is stored only as its digest and redeemed atomically, once.
+
+use super::{accepted, refuse, session};
+use crate::auth::email::normalise;
+use crate::auth::outbox::{Mail, MailKind};
+use crate::auth::passwords;
+use crate::auth::tokens::TokenPurpose;
+use crate::errors::ApiError;
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+use std::time::Duration;
+
+const RESET_TTL: Duration = Duration::from_secs(30 * 60);
+
+/// The forgot-password body.
+#[derive(Debug, Deserialize)]
+pub struct Forgot {
+    email: String,
+}
+
+/// Mails a reset link to an existing account; the same answer for any address.
+pub async fn forgot(
+    state: web::Data<AppState>,
+    body: web::Json<Forgot>,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(email) = normalise(&body.email)
+        && state.auth.users.find_by_email(&email).await?.is_some()
+    {
+        let token = state
+            .auth
+            .tokens
+            .issue(TokenPurpose::PasswordReset, &email, RESET_TTL)
+            .await?;
+        let link = format!("/reset-password/{token}");
+        let mail = Mail {
+            to: email,
+            kind: MailKind::PasswordReset,
+            code: None,
+            link: Some(link),
+        };
+        state
+            .auth
+            .outbox
+            .send(&mail)
+            .map_err(|error| ApiError::Internal {
+                kind: "mail not queued",
+                cause: error.to_string(),
+            })?;
+    }
+    Ok(accepted(
+        StatusCode::ACCEPTED,
+        "If this address has an account, a reset link is on its way",
+    ))
+}
+
+/// The reset body.
+#[derive(Debug, Deserialize)]
+pub struct Reset {
+    password: String,
+}
+
+/// Sets a new password with a reset link; also lifts a login lock ("or reset your password").
+pub async fn reset(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+    body: web::Json<Reset>,
+) -> Result<HttpResponse, ApiError> {
+    let invalid = || refuse(StatusCode::BAD_REQUEST, "Invalid or expired link");
+    let Reset { password } = body.into_inner();
+    passwords::check_policy(&password)?;
+    let email = state
+        .auth
+        .tokens
+        .redeem(TokenPurpose::PasswordReset, &token)
+        .await?
+        .ok_or_else(invalid)?;
+    let user = state
+        .auth
+        .users
+        .find_by_email(&email)
+        .await?
+        .ok_or_else(invalid)?;
+    let hash = web::block(move || passwords::hash(&password))
+        .await
+        .map_err(|error| ApiError::Internal {
+            kind: "password hashing did not complete",
+            cause: error.to_string(),
+        })??;
+    state.auth.users.set_password_hash(&user.id, &hash).await?;
+    state.auth.attempts.reset(&email).await?;
+    Ok(accepted(StatusCode::OK, "Password updated"))
+}
+
+/// The magic-link body.
+#[derive(Debug, Deserialize)]
+pub struct Magic {
+    token: String,
+}
+
+/// Opens a session with a magic link.
+pub async fn verify_magic(
+    state: web::Data<AppState>,
+    body: web::Json<Magic>,
+) -> Result<HttpResponse, ApiError> {
+    let invalid = || refuse(StatusCode::BAD_REQUEST, "Invalid or expired link");
+    let email = state
+        .auth
+        .tokens
+        .redeem(TokenPurpose::MagicLink, &body.token)
+        .await?
+        .ok_or_else(invalid)?;
+    let user = state
+        .auth
+        .users
+        .find_by_email(&email)
+        .await?
+        .ok_or_else(invalid)?;
+    session(&state, &user.id, &user.email)
+}
