@@ -8,7 +8,7 @@
 use crate::config::BackendConfig;
 use crate::envelope::internal_error;
 use crate::errors::ApiError;
-use crate::state::{AppState, AuthServices};
+use crate::state::{AppState, AuthServices, ScanServices, TenancyServices};
 use crate::store::Store;
 use crate::{limits, routes};
 use actix_web::dev::Server;
@@ -53,11 +53,16 @@ impl Application {
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let port = listener.local_addr().map_err(|e| fail(&e))?.port();
         let auth = AuthServices::new(&config, &store);
+        let tenancy = TenancyServices::new(&config, &store);
+        let scans = ScanServices::new(&config, &store);
+        let config = Arc::new(config);
         let state = AppState {
-            config: Arc::new(config),
+            config,
             store,
             registry: Arc::new(registry),
             auth,
+            tenancy,
+            scans,
         };
         let app_state = state.clone();
         let server = HttpServer::new(move || {

@@ -23,6 +23,12 @@ pub const ENV_ANALYZER_URL: &str = "ANALYZER_URL";
 pub const ENV_ANALYZER_TOKEN: &str = "ANALYZER_TOKEN";
 /// Bound on tracked limiter buckets.
 pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
+/// Compatibility: accept tokens minted before the `workspaceId` claim existed (default off).
+pub const ENV_ALLOW_TOKENS_WITHOUT_WORKSPACE: &str = "SECURITY_ALLOW_TOKENS_WITHOUT_WORKSPACE";
+/// Compatibility: answer another tenant's id with the pre-fix 403 wording (default off).
+pub const ENV_LEGACY_FORBIDDEN_WORDING: &str = "SECURITY_LEGACY_FORBIDDEN_WORDING";
+/// The token other estate services present on `/internal/**`.
+pub const ENV_INTERNAL_TOKEN: &str = "INTERNAL_TOKEN";
 
 /// The public filter's budgets (DESIGN.md §5).
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +89,12 @@ pub struct BackendConfig {
     pub analyzer_url: String,
     /// `ANALYZER_TOKEN` (scans fail with a terminal frame when unset).
     pub analyzer_token: Option<String>,
+    /// `SECURITY_ALLOW_TOKENS_WITHOUT_WORKSPACE` (default false: an absent claim fails closed).
+    pub allow_tokens_without_workspace: bool,
+    /// `SECURITY_LEGACY_FORBIDDEN_WORDING` (default false: another tenant's id is a 404).
+    pub legacy_forbidden_wording: bool,
+    /// `INTERNAL_TOKEN` (unset: `/internal/**` refuses everyone).
+    pub internal_token: Option<String>,
 }
 
 impl BackendConfig {
@@ -118,6 +130,10 @@ impl BackendConfig {
                 .optional(ENV_ANALYZER_URL)
                 .unwrap_or_else(|| "http://127.0.0.1:9001".to_owned()),
             analyzer_token: env.optional(ENV_ANALYZER_TOKEN),
+            allow_tokens_without_workspace: env
+                .bool_or(ENV_ALLOW_TOKENS_WITHOUT_WORKSPACE, false)?,
+            legacy_forbidden_wording: env.bool_or(ENV_LEGACY_FORBIDDEN_WORDING, false)?,
+            internal_token: env.optional(ENV_INTERNAL_TOKEN),
         })
     }
 }

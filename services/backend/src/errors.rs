@@ -108,6 +108,26 @@ impl From<crate::auth::AuthError> for ApiError {
     }
 }
 
+impl From<crate::tenancy::TenancyError> for ApiError {
+    fn from(error: crate::tenancy::TenancyError) -> Self {
+        use crate::tenancy::TenancyError;
+        let api = |status: StatusCode, message: String| Self::Client {
+            status,
+            message,
+            envelope: Envelope::Api,
+        };
+        match error {
+            TenancyError::NotFound(message) => api(StatusCode::NOT_FOUND, message.to_owned()),
+            TenancyError::Forbidden(message) | TenancyError::LegacyForbidden(message) => {
+                api(StatusCode::FORBIDDEN, message.to_owned())
+            }
+            TenancyError::Conflict(message) => api(StatusCode::CONFLICT, message.to_owned()),
+            TenancyError::Invalid(message) => api(StatusCode::BAD_REQUEST, message),
+            TenancyError::Store(store) => store.into(),
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         match error {

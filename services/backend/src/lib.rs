@@ -6,6 +6,7 @@
 //!   attempt ceilings, single-use tokens, the mail outbox.
 //! - [`config`]: settings; [`application`]: build, bind, serve, drain; [`state`]: shared state.
 //! - [`envelope`]: the response bodies, one builder each; [`errors`]: failures to envelopes.
+//! - [`identity`]: the caller (a valid access token) and its workspace (from the token only).
 //! - [`limits`]: the public and auth filters' groups, their allow-list, their keys.
 //! - [`routes`]: one module per resource.
 //! - [`scans`]: scan runs — the analyzer client and its retry policy, the run record with its
@@ -22,6 +23,7 @@ pub mod auth;
 pub mod config;
 pub mod envelope;
 pub mod errors;
+pub mod identity;
 pub mod limits;
 pub mod routes;
 pub mod scans;
