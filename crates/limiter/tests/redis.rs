@@ -3,38 +3,8 @@
 //! two replicas. Set `ESTATE_SKIP_DOCKER=1` to skip where there is no Docker; CI never does.
 
 use limiter::{KeyDigest, Limiter, Outcome, RedisConfig, retry_after_secs};
-use std::net::TcpListener;
 use std::time::{Duration, Instant};
-use testcontainers::core::{IntoContainerPort, WaitFor};
-use testcontainers::runners::AsyncRunner;
-use testcontainers::{ContainerAsync, GenericImage, ImageExt};
-
-fn docker_skipped() -> bool {
-    let skip = std::env::var("ESTATE_SKIP_DOCKER").is_ok_and(|value| value == "1");
-    if skip {
-        eprintln!("ESTATE_SKIP_DOCKER=1: skipping a Redis-backed test");
-    }
-    skip
-}
-
-/// Starts Redis on a fixed free host port, so a stopped and restarted container comes back
-/// on the same address.
-async fn start_redis() -> (ContainerAsync<GenericImage>, String) {
-    let image = std::env::var("REDIS_IMAGE").unwrap_or_else(|_| "estate/redis:7".to_owned());
-    let (name, tag) = image.rsplit_once(':').unwrap_or((image.as_str(), "latest"));
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free loopback port")
-        .port();
-    let container = GenericImage::new(name, tag)
-        .with_exposed_port(6379.tcp())
-        .with_wait_for(WaitFor::message_on_stdout("Ready to accept connections"))
-        .with_mapped_port(port, 6379.tcp())
-        .start()
-        .await
-        .expect("Redis container (run scripts/offline-images.sh)");
-    (container, format!("redis://127.0.0.1:{port}"))
-}
+use testkit::Redis;
 
 fn replica(url: &str, budget: &str, cool_down: Duration) -> Limiter {
     let mut config = RedisConfig::new(url);
@@ -48,10 +18,10 @@ fn replica(url: &str, budget: &str, cool_down: Duration) -> Limiter {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_share_one_budget_exactly() {
-    if docker_skipped() {
+    let Some(redis) = Redis::start().await else {
         return;
-    }
-    let (_redis, url) = start_redis().await;
+    };
+    let url = redis.url.clone();
     let replicas = [
         replica(&url, "300/1h", Duration::from_secs(2)),
         replica(&url, "300/1h", Duration::from_secs(2)),
@@ -91,10 +61,10 @@ async fn two_replicas_share_one_budget_exactly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_down_degrades_to_local_decisions_and_recovers() {
-    if docker_skipped() {
+    let Some(redis) = Redis::start().await else {
         return;
-    }
-    let (redis, url) = start_redis().await;
+    };
+    let url = redis.url.clone();
     let cool_down = Duration::from_millis(300);
     let (first, second) = (
         replica(&url, "5/1h", cool_down),
@@ -108,7 +78,7 @@ async fn redis_down_degrades_to_local_decisions_and_recovers() {
             .is_allowed()
     );
 
-    redis.stop_with_timeout(Some(0)).await.unwrap();
+    redis.container.stop_with_timeout(Some(0)).await.unwrap();
     for attempt in 0..20 {
         let started = Instant::now();
         let decision = first.check(credential, KeyDigest::of("while-down")).await;
@@ -125,7 +95,7 @@ async fn redis_down_degrades_to_local_decisions_and_recovers() {
     }
     assert_eq!(first.count(credential, Outcome::Fallback), 20);
 
-    redis.start().await.unwrap();
+    redis.container.start().await.unwrap();
     let shared_again = Instant::now();
     let key = KeyDigest::of("after-restart");
     loop {
@@ -152,10 +122,10 @@ async fn redis_down_degrades_to_local_decisions_and_recovers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hung_redis_costs_one_timeout_then_the_breaker_answers_at_once() {
-    if docker_skipped() {
+    let Some(redis) = Redis::start().await else {
         return;
-    }
-    let (redis, url) = start_redis().await;
+    };
+    let url = redis.url.clone();
     let limiter = replica(&url, "300/1h", Duration::from_secs(30));
     let credential = limiter.group_id("credential").expect("a declared group");
     assert!(
@@ -164,7 +134,7 @@ async fn a_hung_redis_costs_one_timeout_then_the_breaker_answers_at_once() {
             .await
             .is_allowed()
     );
-    redis.pause().await.unwrap();
+    redis.container.pause().await.unwrap();
     let started = Instant::now();
     for _ in 0..100 {
         assert!(
@@ -178,5 +148,5 @@ async fn a_hung_redis_costs_one_timeout_then_the_breaker_answers_at_once() {
     // Three timeouts open the breaker; the other 97 decisions never wait.
     assert!(elapsed < Duration::from_millis(400), "{elapsed:?}");
     assert_eq!(limiter.count(credential, Outcome::Fallback), 100);
-    redis.unpause().await.unwrap();
+    redis.container.unpause().await.unwrap();
 }

@@ -1,7 +1,7 @@
 //! The login ceiling: five failures, a ten-minute lock that refuses even the right password,
 //! a reset on success; one counter per normalised address, account or not; persisted.
 
-use crate::support::{Redis, embedded};
+use crate::support::{Redis, embedded, replica};
 use backend::auth::attempts::{FailureOutcome, LoginAttempts};
 use backend::store::Store;
 use std::time::Duration;
@@ -175,7 +175,7 @@ async fn replicas_on_one_redis_share_the_count_and_the_lock() {
     let Some(redis) = Redis::start().await else {
         return;
     };
-    let (first, second) = (ceiling(redis.replica()), ceiling(redis.replica()));
+    let (first, second) = (ceiling(replica(&redis)), ceiling(replica(&redis)));
     for (failures, replica) in (1..=4).zip([&first, &second, &first, &second]) {
         assert_eq!(
             replica

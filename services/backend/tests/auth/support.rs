@@ -1,11 +1,8 @@
 //! Stores for the tests: embedded in a temp dir, or one Redis container shared by replicas.
 
 use backend::store::Store;
-use std::net::TcpListener;
 use tempfile::TempDir;
-use testcontainers::core::{IntoContainerPort, WaitFor};
-use testcontainers::runners::AsyncRunner;
-use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+pub use testkit::Redis;
 
 /// An embedded store in a fresh directory; keep the directory alive as long as the store.
 pub fn embedded() -> (TempDir, Store) {
@@ -14,40 +11,7 @@ pub fn embedded() -> (TempDir, Store) {
     (dir, store)
 }
 
-/// A Redis container; dropping it stops the container.
-pub struct Redis {
-    _container: ContainerAsync<GenericImage>,
-    url: String,
-}
-
-impl Redis {
-    /// `None` (after a skip line) when `ESTATE_SKIP_DOCKER=1`.
-    pub async fn start() -> Option<Self> {
-        if std::env::var("ESTATE_SKIP_DOCKER").is_ok_and(|value| value == "1") {
-            eprintln!("ESTATE_SKIP_DOCKER=1: skipping a Redis-backed test");
-            return None;
-        }
-        let image = std::env::var("REDIS_IMAGE").unwrap_or_else(|_| "estate/redis:7".to_owned());
-        let (name, tag) = image.rsplit_once(':').unwrap_or((image.as_str(), "latest"));
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free loopback port")
-            .port();
-        let container = GenericImage::new(name, tag)
-            .with_exposed_port(6379.tcp())
-            .with_wait_for(WaitFor::message_on_stdout("Ready to accept connections"))
-            .with_mapped_port(port, 6379.tcp())
-            .start()
-            .await
-            .expect("Redis container (run scripts/offline-images.sh)");
-        Some(Self {
-            _container: container,
-            url: format!("redis://127.0.0.1:{port}"),
-        })
-    }
-
-    /// One replica's store on this Redis.
-    pub fn replica(&self) -> Store {
-        Store::redis(&self.url, "estate").expect("the Redis store is prepared")
-    }
+/// One replica's store on this Redis (every replica uses the same key prefix).
+pub fn replica(redis: &Redis) -> Store {
+    Store::redis(&redis.url, "estate").expect("the Redis store is prepared")
 }

@@ -41,7 +41,7 @@ async fn redis_hung_or_down_fails_fast_and_recovers() {
     let Some(redis) = Redis::start().await else {
         return;
     };
-    let store = redis.store("estate");
+    let store = crate::support::store_on(&redis, "estate");
     store
         .put(Space::Users, "ada", b"account", None)
         .await

@@ -22,7 +22,7 @@ macro_rules! both {
                 let Some(redis) = crate::support::Redis::start().await else {
                     return;
                 };
-                super::$behaviour(redis.store("estate")).await;
+                super::$behaviour(crate::support::store_on(&redis, "estate")).await;
             }
         }
     )*};

@@ -87,7 +87,10 @@ async fn two_redis_replicas_share_records_and_counters() {
     let Some(redis) = Redis::start().await else {
         return;
     };
-    let (first, second) = (redis.store("estate"), redis.store("estate"));
+    let (first, second) = (
+        crate::support::store_on(&redis, "estate"),
+        crate::support::store_on(&redis, "estate"),
+    );
     first
         .put(Space::Users, "ada", b"account", None)
         .await
@@ -133,7 +136,7 @@ async fn two_redis_replicas_share_records_and_counters() {
         "single use"
     );
 
-    let other_estate = redis.store("other");
+    let other_estate = crate::support::store_on(&redis, "other");
     assert_eq!(
         other_estate.get(Space::Users, "ada").await.expect("get"),
         None,

@@ -1,7 +1,7 @@
 //! Two replicas on one Redis: an invitation is used once cluster-wide, a CI key made on one
 //! replica works (and dies) on the other, and a workspace name is unique across both.
 
-use crate::support::{Redis, error_text};
+use crate::support::{Redis, error_text, replica};
 use backend::tenancy::invitations::DEFAULT_TTL;
 use backend::tenancy::{CiKeys, Denial, Invitations, Projects, Role, TenancyError, Workspaces};
 
@@ -10,7 +10,7 @@ async fn an_invitation_is_accepted_once_across_replicas() {
     let Some(redis) = Redis::start().await else {
         return;
     };
-    let (one, two) = (redis.replica(), redis.replica());
+    let (one, two) = (replica(&redis), replica(&redis));
     let acme = Workspaces::new(one.clone())
         .create("alice", "Acme")
         .await
@@ -48,7 +48,7 @@ async fn ci_keys_and_names_are_shared_by_replicas() {
     let Some(redis) = Redis::start().await else {
         return;
     };
-    let (one, two) = (redis.replica(), redis.replica());
+    let (one, two) = (replica(&redis), replica(&redis));
     let acme = Workspaces::new(one.clone())
         .create("alice", "Acme")
         .await

@@ -1,0 +1,63 @@
+//! Test support shared by the workspace's test binaries: a real Redis in Docker, started the
+//! one way every Redis-backed test starts it. A dev-dependency only; nothing ships with it.
+//!
+//! # Layout
+//! - [`Redis`]: a container from the locally built image (`scripts/offline-images.sh`;
+//!   `REDIS_IMAGE` overrides it) on a fixed free host port, so a stopped and restarted
+//!   container comes back on the same address; `None` when `ESTATE_SKIP_DOCKER=1`.
+//! - [`free_port`]: a loopback port nothing listens on.
+
+use std::net::TcpListener;
+use testcontainers::core::{IntoContainerPort, WaitFor};
+use testcontainers::runners::AsyncRunner;
+use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+
+/// The image the Redis-backed tests start unless `REDIS_IMAGE` names another.
+pub const DEFAULT_REDIS_IMAGE: &str = "estate/redis:7";
+
+/// A running Redis container and its URL.
+pub struct Redis {
+    /// The container (stop, start, pause and unpause it to test failures).
+    pub container: ContainerAsync<GenericImage>,
+    /// `redis://127.0.0.1:<port>`.
+    pub url: String,
+}
+
+impl Redis {
+    /// Starts Redis, or returns `None` after a skip line when `ESTATE_SKIP_DOCKER=1`
+    /// (`scripts/test.sh` refuses that setting under `CI=true`).
+    ///
+    /// # Panics
+    /// When Docker or the image is missing: a Redis-backed test that cannot start Redis fails.
+    pub async fn start() -> Option<Self> {
+        if std::env::var("ESTATE_SKIP_DOCKER").is_ok_and(|value| value == "1") {
+            eprintln!("ESTATE_SKIP_DOCKER=1: skipping a Redis-backed test");
+            return None;
+        }
+        let image = std::env::var("REDIS_IMAGE").unwrap_or_else(|_| DEFAULT_REDIS_IMAGE.to_owned());
+        let (name, tag) = image.rsplit_once(':').unwrap_or((image.as_str(), "latest"));
+        let port = free_port();
+        let container = GenericImage::new(name, tag)
+            .with_exposed_port(6379.tcp())
+            .with_wait_for(WaitFor::message_on_stdout("Ready to accept connections"))
+            .with_mapped_port(port, 6379.tcp())
+            .start()
+            .await
+            .expect("a Redis container (run scripts/offline-images.sh)");
+        Some(Self {
+            container,
+            url: format!("redis://127.0.0.1:{port}"),
+        })
+    }
+}
+
+/// A loopback port nothing listens on (just now).
+///
+/// # Panics
+/// When the machine has no free loopback port.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
