@@ -5,7 +5,7 @@
 //! destroy it: the answer is a 429 with no `Retry-After`, since no wait makes that code
 //! succeed; a new one must be sent to the real inbox.
 
-use super::{accepted, refuse, session};
+use super::{accepted, hash_password, queue, refuse, session};
 use crate::auth::email::normalise;
 use crate::auth::otp::{OtpOutcome, OtpPurpose};
 use crate::auth::outbox::{Mail, MailKind};
@@ -38,12 +38,7 @@ pub async fn signup(
     } = body.into_inner();
     let email = normalise(&email).ok_or(AuthError::InvalidEmail)?;
     passwords::check_policy(&password)?;
-    let hash = web::block(move || passwords::hash(&password))
-        .await
-        .map_err(|error| ApiError::Internal {
-            kind: "password hashing did not complete",
-            cause: error.to_string(),
-        })??;
+    let hash = hash_password(password).await?;
     match state.auth.users.create(&email, name.trim(), &hash).await {
         Ok(_) => send_code(&state, &email).await?,
         Err(AuthError::EmailTaken) => {}
@@ -80,14 +75,7 @@ async fn send_code(state: &AppState, email: &str) -> Result<(), ApiError> {
         code: Some(code),
         link: None,
     };
-    state
-        .auth
-        .outbox
-        .send(&mail)
-        .map_err(|error| ApiError::Internal {
-            kind: "mail not queued",
-            cause: error.to_string(),
-        })
+    queue(state, &mail)
 }
 
 /// The verification body.

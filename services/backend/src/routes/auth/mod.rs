@@ -70,6 +70,29 @@ pub(super) fn accepted(status: StatusCode, message: &str) -> HttpResponse {
     status_envelope(status, message)
 }
 
+/// Hashes a password on the blocking pool (argon2 is deliberately slow).
+pub(super) async fn hash_password(password: String) -> Result<String, ApiError> {
+    web::block(move || crate::auth::passwords::hash(&password))
+        .await
+        .map_err(|error| ApiError::Internal {
+            kind: "password hashing did not complete",
+            cause: error.to_string(),
+        })?
+        .map_err(ApiError::from)
+}
+
+/// Queues one mail in the outbox.
+pub(super) fn queue(state: &AppState, mail: &crate::auth::outbox::Mail) -> Result<(), ApiError> {
+    state
+        .auth
+        .outbox
+        .send(mail)
+        .map_err(|error| ApiError::Internal {
+            kind: "mail not queued",
+            cause: error.to_string(),
+        })
+}
+
 async fn passkey() -> Result<HttpResponse, ApiError> {
     Err(refuse(
         StatusCode::NOT_IMPLEMENTED,

@@ -1,7 +1,7 @@
 //! `POST /forgot-password`, `/reset-password/{token}` and `/verify-magic`: single-use links.
 //! A link's token is stored only as its digest and redeemed atomically, once.
 
-use super::{accepted, refuse, session};
+use super::{accepted, hash_password, queue, refuse, session};
 use crate::auth::email::normalise;
 use crate::auth::outbox::{Mail, MailKind};
 use crate::auth::passwords;
@@ -41,14 +41,7 @@ pub async fn forgot(
             code: None,
             link: Some(link),
         };
-        state
-            .auth
-            .outbox
-            .send(&mail)
-            .map_err(|error| ApiError::Internal {
-                kind: "mail not queued",
-                cause: error.to_string(),
-            })?;
+        queue(&state, &mail)?;
     }
     Ok(accepted(
         StatusCode::ACCEPTED,
@@ -83,12 +76,7 @@ pub async fn reset(
         .find_by_email(&email)
         .await?
         .ok_or_else(invalid)?;
-    let hash = web::block(move || passwords::hash(&password))
-        .await
-        .map_err(|error| ApiError::Internal {
-            kind: "password hashing did not complete",
-            cause: error.to_string(),
-        })??;
+    let hash = hash_password(password).await?;
     state.auth.users.set_password_hash(&user.id, &hash).await?;
     state.auth.attempts.reset(&email).await?;
     Ok(accepted(StatusCode::OK, "Password updated"))
