@@ -12,7 +12,6 @@ pub fn embedded() -> (TempDir, Store) {
     (dir, store)
 }
 
-/// A Redis container on a fixed free host port, so a stopped and restarted container comes
 
 pub fn assert_unavailable<T: std::fmt::Debug>(result: StoreResult<T>, what: &str) {
     match result {
