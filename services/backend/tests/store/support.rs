@@ -12,7 +12,6 @@ pub fn embedded() -> (TempDir, Store) {
     (dir, store)
 }
 
-
 pub fn assert_unavailable<T: std::fmt::Debug>(result: StoreResult<T>, what: &str) {
     match result {
         Err(error @ StoreError::Unavailable(_)) => {
