@@ -55,29 +55,9 @@ done
 log() { echo "[install-compose] $*" >&2; }
 die() { echo "[install-compose] ERROR: $*" >&2; exit 1; }
 
-# First URI of a deb822 stanza whose Suites has a plain codename (not -security/-updates);
-# falls back to the legacy one-line format.
-read_mirror() {
-    local uri=""
-    if [ -r "$APT_SOURCES" ]; then
-        uri="$(awk 'BEGIN { RS = "" }
-            {
-                uris = ""; suites = ""
-                n = split($0, lines, "\n")
-                for (i = 1; i <= n; i++) {
-                    if (lines[i] ~ /^URIs:/)   { uris = lines[i];   sub(/^URIs:[ \t]*/, "", uris) }
-                    if (lines[i] ~ /^Suites:/) { suites = lines[i]; sub(/^Suites:[ \t]*/, "", suites) }
-                }
-                if (uris == "") next
-                m = split(suites, s, /[ \t]+/)
-                for (j = 1; j <= m; j++) if (s[j] != "" && s[j] !~ /-/) { split(uris, u, /[ \t]+/); print u[1]; exit }
-            }' "$APT_SOURCES")"
-    fi
-    if [ -z "$uri" ] && [ -r /etc/apt/sources.list ]; then
-        uri="$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i !~ /^\[/ && $i !~ /\]$/) { if ($(i+1) !~ /-/) { print $i; exit } else break } }' /etc/apt/sources.list)"
-    fi
-    printf '%s\n' "${uri%/}"
-}
+# read_mirror: the first plain-codename URI of the machine's apt sources.
+# shellcheck source=scripts/lib/apt-mirror.sh
+source scripts/lib/apt-mirror.sh
 
 WORK=""
 cleanup() {

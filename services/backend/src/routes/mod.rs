@@ -2,7 +2,14 @@
 //! controller.
 
 mod actuator;
+mod analytics;
 mod auth;
+mod expensive;
+mod gatekeeper;
+mod internal;
+mod runs;
+mod scans;
+mod ws;
 
 use crate::errors::ApiError;
 use actix_web::http::StatusCode;
@@ -12,6 +19,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.configure(actuator::config)
         .configure(auth::config)
+        .configure(analytics::config)
+        .configure(expensive::config)
+        .configure(gatekeeper::config)
+        .configure(internal::config)
+        .configure(runs::config)
+        .configure(scans::config)
+        .configure(ws::config)
         .default_service(web::to(not_found));
 }
 
