@@ -1,6 +1,10 @@
 //! The backend over HTTP: one test binary, the real app on port 0 per test.
 
 mod auth;
+mod expensive;
 mod filters;
 mod helpers;
+mod scans_gatekeeper;
+mod scans_http;
+mod scans_support;
 mod shell;

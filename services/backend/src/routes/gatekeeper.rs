@@ -1,0 +1,94 @@
+//! `POST /api/v1/gatekeeper/check` `{"files":[…],"failOn"?:"error"|"warning"}`: a CI
+//! pipeline's verdict on its files, `{"passed":bool,"findings":n,"blocking":n}`.
+//!
+//! The caller is a CI key, sent as a bearer or in `X-CI-Key` (the public filter meters the
+//! `ci` group on the same key). An unknown key is 401 before the analyzer is asked. A finding
+//! blocks when its severity is at least `failOn` (default `error`); the check passes when
+//! none blocks. A 429 here is a red build, which is why the `ci` budget is its own.
+
+use super::expensive::{AnalyzerFailure, FileBody, analyze_files};
+use crate::errors::ApiError;
+use crate::limits::keys::CI_KEY_HEADER;
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use platform::jwt::bearer_token;
+use serde::Deserialize;
+use serde_json::json;
+
+/// Mounts the route.
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route("/api/v1/gatekeeper/check", web::post().to(check));
+}
+
+/// The least severity that fails the check.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum FailOn {
+    #[default]
+    Error,
+    Warning,
+}
+
+impl FailOn {
+    /// Whether a finding of `severity` (the analyzer's `info`, `warning`, `error`) blocks.
+    fn blocks(self, severity: &str) -> bool {
+        match self {
+            Self::Error => severity == "error",
+            Self::Warning => matches!(severity, "error" | "warning"),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckBody {
+    files: Vec<FileBody>,
+    #[serde(default)]
+    fail_on: FailOn,
+}
+
+/// The CI key the runner presented: its bearer, or `X-CI-Key`.
+fn presented_key(request: &HttpRequest) -> Option<&str> {
+    bearer_token(request.headers())
+        .or_else(|| {
+            request
+                .headers()
+                .get(CI_KEY_HEADER)
+                .and_then(|value| value.to_str().ok())
+        })
+        .map(str::trim)
+        .filter(|key| !key.is_empty())
+}
+
+async fn check(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<CheckBody>,
+) -> Result<HttpResponse, AnalyzerFailure> {
+    let key = match presented_key(&request) {
+        Some(secret) => state
+            .tenancy
+            .ci_keys
+            .authenticate(secret)
+            .await
+            .map_err(ApiError::from)?,
+        None => None,
+    };
+    if key.is_none() {
+        let refusal = ApiError::client(StatusCode::UNAUTHORIZED, "invalid CI key", request.path());
+        return Err(refusal.into());
+    }
+    let CheckBody { files, fail_on } = body.into_inner();
+    let reply = analyze_files(&state, files, Vec::new()).await?;
+    let blocking = reply
+        .findings
+        .iter()
+        .filter(|finding| fail_on.blocks(&finding.severity))
+        .count();
+    Ok(HttpResponse::Ok().json(json!({
+        "passed": blocking == 0,
+        "findings": reply.findings.len(),
+        "blocking": blocking,
+    })))
+}

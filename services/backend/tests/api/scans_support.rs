@@ -1,0 +1,176 @@
+//! What the scan, EXPENSIVE and gatekeeper tests share: two tenants written to the store
+//! before the backend opens it, the real analyzer on a free port, access tokens minted with
+//! the test secret, and a WebSocket reader.
+
+use crate::helpers::{SECRET, TestApp};
+use awc::ws::{CloseReason, Frame};
+use backend::store::Store;
+use backend::tenancy::{CiKeys, Denial, Projects, Workspaces};
+use futures_util::StreamExt;
+use platform::MapEnv;
+use platform::jwt::{JwtKeys, Subject, TokenKind};
+use std::time::Duration;
+
+pub const ANALYZER_TOKEN: &str = "test-analyzer-token-0123456789";
+
+/// A user with a workspace, a project in it, a CI key for it, and a scoped access token.
+pub struct Tenant {
+    pub project_id: String,
+    pub token: String,
+    pub ci_secret: String,
+}
+
+/// The backend with two tenants, talking to the analyzer at the URL it was given.
+pub struct ScanApp {
+    pub app: TestApp,
+    pub alice: Tenant,
+    pub bob: Tenant,
+    _data: tempfile::TempDir,
+}
+
+impl ScanApp {
+    /// The backend on a data directory holding two tenants, with `overrides`.
+    pub async fn spawn(analyzer: &str, overrides: &[(&str, &str)]) -> Self {
+        let data = tempfile::tempdir().expect("a temporary data directory");
+        let (alice, bob) = {
+            // redb allows one open handle: this one is dropped before the backend opens it.
+            let store = Store::embedded(data.path()).expect("the embedded store opens");
+            let alice = tenant(&store, "user-alice", "Alpha", "ALP").await;
+            let bob = tenant(&store, "user-bob", "Bravo", "BRV").await;
+            (alice, bob)
+        };
+        let mut settings = vec![
+            ("ANALYZER_URL", analyzer),
+            ("ANALYZER_TOKEN", ANALYZER_TOKEN),
+        ];
+        settings.extend_from_slice(overrides);
+        let app = TestApp::spawn_on(data.path(), &settings).await;
+        Self {
+            app,
+            alice,
+            bob,
+            _data: data,
+        }
+    }
+
+    /// POST `body` with `token` as the bearer.
+    pub async fn post(
+        &self,
+        path: &str,
+        token: &str,
+        body: &serde_json::Value,
+    ) -> reqwest::Response {
+        let request = self.app.client.post(self.app.url(path)).bearer_auth(token);
+        request
+            .json(body)
+            .send()
+            .await
+            .expect("the backend answers")
+    }
+
+    /// GET with `token` as the bearer.
+    pub async fn get(&self, path: &str, token: &str) -> reqwest::Response {
+        let request = self.app.client.get(self.app.url(path)).bearer_auth(token);
+        request.send().await.expect("the backend answers")
+    }
+
+    /// Every text message on `/ws/runs/{run_id}` and the close that ended them (30 s at most).
+    pub async fn socket(&self, run_id: &str, token: &str) -> (Vec<String>, Option<CloseReason>) {
+        let url = self.app.url(&format!("/ws/runs/{run_id}?token={token}"));
+        let (_, mut socket) = awc::Client::new()
+            .ws(url)
+            .connect()
+            .await
+            .expect("the upgrade is accepted");
+        let mut messages = Vec::new();
+        loop {
+            let next = tokio::time::timeout(Duration::from_secs(30), socket.next());
+            match next.await.expect("the socket ends within 30 s") {
+                Some(Ok(Frame::Text(text))) => {
+                    messages.push(String::from_utf8(text.to_vec()).expect("UTF-8 text"));
+                }
+                Some(Ok(Frame::Close(reason))) => return (messages, reason),
+                Some(Ok(_)) => {}
+                other => panic!("the socket ended without a close frame: {other:?}"),
+            }
+        }
+    }
+
+    /// The status the upgrade of `/ws/runs/{run_id}` was refused with.
+    pub async fn refused_upgrade(&self, run_id: &str, token: &str) -> u16 {
+        let url = self.app.url(&format!("/ws/runs/{run_id}"));
+        match awc::Client::new()
+            .ws(url)
+            .bearer_auth(token)
+            .connect()
+            .await
+        {
+            Err(awc::error::WsClientError::InvalidResponseStatus(status)) => status.as_u16(),
+            Err(other) => panic!("refused with a status, not {other}"),
+            Ok(_) => panic!("the upgrade of {run_id} was accepted"),
+        }
+    }
+}
+
+async fn tenant(store: &Store, user: &str, name: &str, key: &str) -> Tenant {
+    let workspace = Workspaces::new(store.clone())
+        .create(user, name)
+        .await
+        .expect("the workspace is created");
+    let workspace_id = workspace.id.to_string();
+    let project = Projects::new(store.clone(), Denial::default())
+        .create(&workspace_id, "Main", key)
+        .await
+        .expect("the project is created");
+    let project_id = project.id.to_string();
+    let (_, ci_secret) = CiKeys::new(store.clone())
+        .create(&workspace_id, &project_id, "runner")
+        .await
+        .expect("the CI key is created");
+    Tenant {
+        project_id,
+        token: access_token(user, Some(&workspace_id)),
+        ci_secret,
+    }
+}
+
+/// An access token for `user`, scoped to `workspace` when one is named.
+pub fn access_token(user: &str, workspace: Option<&str>) -> String {
+    let keys = JwtKeys::from_env(&MapEnv::from_iter([("SECURITY_JWT_SECRET_KEY", SECRET)]))
+        .expect("the test secret is valid");
+    let subject = Subject {
+        workspace_id: workspace.map(str::to_owned),
+        role: Some("OWNER".into()),
+        ..Subject::user(user)
+    };
+    keys.issue(TokenKind::Access, &subject, Duration::from_secs(3600))
+        .expect("the token is signed")
+}
+
+/// The real analyzer, default settings, on a free port; its base URL.
+pub fn spawn_analyzer() -> String {
+    let env: MapEnv = [("ANALYZER_TOKEN", ANALYZER_TOKEN), ("PORT", "0")]
+        .into_iter()
+        .collect();
+    let config = analyzer::AnalyzerConfig::from_env(&env).expect("test settings are valid");
+    let app = analyzer::Application::build(config).expect("the analyzer builds");
+    let base = format!("http://127.0.0.1:{}", app.port());
+    actix_web::rt::spawn(app.into_server());
+    base
+}
+
+/// The URL of an analyzer that is not there.
+pub fn absent_analyzer() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = listener.local_addr().expect("an address").port();
+    format!("http://127.0.0.1:{port}")
+}
+
+/// Files with findings: a print in Rust (a warning) and a password logged in Python (an
+/// error).
+pub fn sample_files() -> serde_json::Value {
+    serde_json::json!([
+        {"path": "src/main.rs", "content": "fn main() {\n    println!(\"debug\");\n}\n"},
+        {"path": "app.py", "content": "def f(password):\n    logger.info(f\"pw={password}\")\n"},
+    ])
+}
