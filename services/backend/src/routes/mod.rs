@@ -4,11 +4,16 @@
 mod actuator;
 mod analytics;
 mod auth;
+mod ci_keys;
 mod expensive;
 mod gatekeeper;
 mod internal;
+mod invitations;
+mod members;
+mod projects;
 mod runs;
 mod scans;
+mod workspaces;
 mod ws;
 
 use crate::errors::ApiError;
@@ -26,6 +31,11 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .configure(runs::config)
         .configure(scans::config)
         .configure(ws::config)
+        .configure(workspaces::config)
+        .configure(members::config)
+        .configure(invitations::config)
+        .configure(projects::config)
+        .configure(ci_keys::config)
         .default_service(web::to(not_found));
 }
 

@@ -8,3 +8,7 @@ mod scans_gatekeeper;
 mod scans_http;
 mod scans_support;
 mod shell;
+mod tenancy;
+mod tenancy_roles;
+mod tenancy_support;
+mod tokens;

@@ -8,6 +8,7 @@
 mod codes;
 mod login;
 mod password;
+mod workspace;
 
 use crate::envelope::status_envelope;
 use crate::errors::{ApiError, Envelope};
@@ -30,7 +31,9 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/verify-magic", web::post().to(password::verify_magic))
             .route("/forgot-password", web::post().to(password::forgot))
             .route("/reset-password/{token}", web::post().to(password::reset))
-            .route("/mfa/passkey/{tail:.*}", web::to(passkey)),
+            .route("/mfa/passkey/{tail:.*}", web::to(passkey))
+            .route("/workspace", web::get().to(workspace::lookup))
+            .route("/workspace", web::post().to(workspace::switch)),
     );
 }
 
