@@ -1,6 +1,8 @@
 //! The backend over HTTP: one test binary, the real app on port 0 per test.
 
 mod auth;
+mod auth_codes;
+mod auth_support;
 mod expensive;
 mod filters;
 mod helpers;
