@@ -5,7 +5,7 @@
 //! destroy it: the answer is a 429 with no `Retry-After`, since no wait makes that code
 //! succeed; a new one must be sent to the real inbox.
 
-use super::{accepted, hash_password, queue, refuse, session};
+use super::{EmailOnly, accepted, hash_password, queue, refuse, session};
 use crate::auth::email::normalise;
 use crate::auth::otp::{OtpOutcome, OtpPurpose};
 use crate::auth::outbox::{Mail, MailKind};
@@ -45,12 +45,6 @@ pub async fn signup(
         Err(error) => return Err(error.into()),
     }
     Ok(accepted(StatusCode::CREATED, CODE_SENT))
-}
-
-/// The body of the code-sending routes.
-#[derive(Debug, Deserialize)]
-pub struct EmailOnly {
-    email: String,
 }
 
 /// Sends a fresh code to an unverified account; the same answer for any address.

@@ -37,6 +37,14 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     );
 }
 
+/// The body of the routes that take only an address (resend-otp, pre-register,
+/// forgot-password).
+#[derive(Debug, serde::Deserialize)]
+pub struct EmailOnly {
+    /// The address, as the client typed it.
+    pub email: String,
+}
+
 /// A client error in the auth envelope.
 pub(super) fn refuse(status: StatusCode, message: &str) -> ApiError {
     ApiError::Client {

@@ -1,7 +1,7 @@
 //! `POST /forgot-password`, `/reset-password/{token}` and `/verify-magic`: single-use links.
 //! A link's token is stored only as its digest and redeemed atomically, once.
 
-use super::{accepted, hash_password, queue, refuse, session};
+use super::{EmailOnly, accepted, hash_password, queue, refuse, session};
 use crate::auth::email::normalise;
 use crate::auth::outbox::{Mail, MailKind};
 use crate::auth::passwords;
@@ -15,16 +15,10 @@ use std::time::Duration;
 
 const RESET_TTL: Duration = Duration::from_secs(30 * 60);
 
-/// The forgot-password body.
-#[derive(Debug, Deserialize)]
-pub struct Forgot {
-    email: String,
-}
-
 /// Mails a reset link to an existing account; the same answer for any address.
 pub async fn forgot(
     state: web::Data<AppState>,
-    body: web::Json<Forgot>,
+    body: web::Json<EmailOnly>,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(email) = normalise(&body.email)
         && state.auth.users.find_by_email(&email).await?.is_some()
