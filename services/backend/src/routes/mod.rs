@@ -13,6 +13,7 @@ mod members;
 mod projects;
 mod runs;
 mod scans;
+mod user;
 mod workspaces;
 mod ws;
 
@@ -24,6 +25,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.configure(actuator::config)
         .configure(auth::config)
+        .configure(user::config)
         .configure(analytics::config)
         .configure(expensive::config)
         .configure(gatekeeper::config)

@@ -6,6 +6,7 @@ mod auth_support;
 mod expensive;
 mod filters;
 mod helpers;
+mod mfa_user;
 mod scans_gatekeeper;
 mod scans_http;
 mod scans_support;

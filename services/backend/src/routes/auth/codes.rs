@@ -5,10 +5,9 @@
 //! destroy it: the answer is a 429 with no `Retry-After`, since no wait makes that code
 //! succeed; a new one must be sent to the real inbox.
 
-use super::{EmailOnly, accepted, hash_password, queue, refuse, session};
+use super::{EmailOnly, accept_code, accepted, hash_password, refuse, send_code, session};
 use crate::auth::email::normalise;
-use crate::auth::otp::{OtpOutcome, OtpPurpose};
-use crate::auth::outbox::{Mail, MailKind};
+use crate::auth::otp::OtpPurpose;
 use crate::auth::{AuthError, passwords};
 use crate::errors::ApiError;
 use crate::state::AppState;
@@ -16,7 +15,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 
-const CODE_SENT: &str = "If this address can receive a code, one is on its way";
+/// What every code-sending route answers, whether or not a code went out.
+pub const CODE_SENT: &str = "If this address can receive a code, one is on its way";
 
 /// The signup body.
 #[derive(Debug, Deserialize)]
@@ -40,7 +40,7 @@ pub async fn signup(
     passwords::check_policy(&password)?;
     let hash = hash_password(password).await?;
     match state.auth.users.create(&email, name.trim(), &hash).await {
-        Ok(_) => send_code(&state, &email).await?,
+        Ok(_) => send_code(&state, &email, OtpPurpose::Signup).await?,
         Err(AuthError::EmailTaken) => {}
         Err(error) => return Err(error.into()),
     }
@@ -56,20 +56,9 @@ pub async fn resend(
         && let Some(user) = state.auth.users.find_by_email(&email).await?
         && !user.verified
     {
-        send_code(&state, &email).await?;
+        send_code(&state, &email, OtpPurpose::Signup).await?;
     }
     Ok(accepted(StatusCode::ACCEPTED, CODE_SENT))
-}
-
-async fn send_code(state: &AppState, email: &str) -> Result<(), ApiError> {
-    let code = state.auth.otp.issue(email, OtpPurpose::Signup).await?;
-    let mail = Mail {
-        to: email.to_owned(),
-        kind: MailKind::Otp,
-        code: Some(code),
-        link: None,
-    };
-    queue(state, &mail)
 }
 
 /// The verification body.
@@ -86,26 +75,19 @@ pub async fn verify_otp(
 ) -> Result<HttpResponse, ApiError> {
     let invalid = || refuse(StatusCode::BAD_REQUEST, "Invalid or expired code");
     let email = normalise(&body.email).ok_or_else(invalid)?;
-    match state
+    accept_code(
+        state
+            .auth
+            .otp
+            .verify(&email, OtpPurpose::Signup, &body.code)
+            .await?,
+    )?;
+    let user = state
         .auth
-        .otp
-        .verify(&email, OtpPurpose::Signup, &body.code)
+        .users
+        .find_by_email(&email)
         .await?
-    {
-        OtpOutcome::Accepted => {
-            let user = state
-                .auth
-                .users
-                .find_by_email(&email)
-                .await?
-                .ok_or_else(invalid)?;
-            state.auth.users.mark_verified(&user.id).await?;
-            session(&state, &user.id, &user.email)
-        }
-        OtpOutcome::Exhausted => Err(ApiError::Refused {
-            message: "Too many incorrect codes. Request a new code.".to_owned(),
-            retry_after: None,
-        }),
-        OtpOutcome::Wrong { .. } | OtpOutcome::NoCode => Err(invalid()),
-    }
+        .ok_or_else(invalid)?;
+    state.auth.users.mark_verified(&user.id).await?;
+    session(&state, &user.id, &user.email)
 }

@@ -5,7 +5,7 @@
 //! seconds in `Retry-After`, even with the right password, until the lock expires. The hash
 //! is verified on every path (a dummy hash for unknown addresses), so timing says nothing.
 
-use super::{refuse, session};
+use super::{locked, refuse, session};
 use crate::auth::email::normalise;
 use crate::auth::passwords::verify_or_dummy;
 use crate::errors::ApiError;
@@ -15,7 +15,6 @@ use actix_web::{HttpResponse, web};
 use platform::jwt::TokenKind;
 use serde::Deserialize;
 use serde_json::json;
-use std::time::Duration;
 
 /// The login body.
 #[derive(Debug, Deserialize)]
@@ -49,6 +48,9 @@ pub async fn login(
             if !user.verified {
                 return Err(refuse(StatusCode::FORBIDDEN, "Email not verified"));
             }
+            if user.mfa_enabled {
+                return super::mfa::challenge(&state, &user.id, &user.email).await;
+            }
             session(&state, &user.id, &user.email)
         }
         _ => {
@@ -58,17 +60,6 @@ pub async fn login(
                 "Invalid email or password",
             ))
         }
-    }
-}
-
-/// The lock's 429: minutes for a person (rounded up), exact seconds for a client.
-fn locked(remaining: Duration) -> ApiError {
-    let minutes = remaining.as_secs().div_ceil(60).max(1);
-    ApiError::Refused {
-        message: format!(
-            "Too many failed attempts. Try again in {minutes} minute(s), or reset your password."
-        ),
-        retry_after: Some(remaining),
     }
 }
 

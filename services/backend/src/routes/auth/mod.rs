@@ -7,9 +7,14 @@
 
 mod codes;
 mod login;
+mod mfa;
 mod password;
+
+pub(super) use password::mail_reset_link;
 mod workspace;
 
+use crate::auth::otp::{OtpOutcome, OtpPurpose};
+use crate::auth::outbox::{Mail, MailKind};
 use crate::envelope::status_envelope;
 use crate::errors::{ApiError, Envelope};
 use crate::state::AppState;
@@ -31,6 +36,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/verify-magic", web::post().to(password::verify_magic))
             .route("/forgot-password", web::post().to(password::forgot))
             .route("/reset-password/{token}", web::post().to(password::reset))
+            .route("/mfa/send-otp", web::post().to(mfa::send_otp))
+            .route("/mfa/verify", web::post().to(mfa::verify))
             .route("/mfa/passkey/{tail:.*}", web::to(passkey))
             .route("/workspace", web::get().to(workspace::lookup))
             .route("/workspace", web::post().to(workspace::switch)),
@@ -93,7 +100,7 @@ pub(super) async fn hash_password(password: String) -> Result<String, ApiError> 
 }
 
 /// Queues one mail in the outbox.
-pub(super) fn queue(state: &AppState, mail: &crate::auth::outbox::Mail) -> Result<(), ApiError> {
+pub(super) fn queue(state: &AppState, mail: &Mail) -> Result<(), ApiError> {
     state
         .auth
         .outbox
@@ -102,6 +109,50 @@ pub(super) fn queue(state: &AppState, mail: &crate::auth::outbox::Mail) -> Resul
             kind: "mail not queued",
             cause: error.to_string(),
         })
+}
+
+/// Issues a one-time code for `purpose` and queues it to `email`.
+pub(super) async fn send_code(
+    state: &AppState,
+    email: &str,
+    purpose: OtpPurpose,
+) -> Result<(), ApiError> {
+    let code = state.auth.otp.issue(email, purpose).await?;
+    queue(
+        state,
+        &Mail {
+            to: email.to_owned(),
+            kind: MailKind::Otp,
+            code: Some(code),
+            link: None,
+        },
+    )
+}
+
+/// What a code's answer means for the caller: accepted, the one 429 without a `Retry-After`
+/// (the code is destroyed; no wait makes it succeed), or a 400.
+pub(super) fn accept_code(outcome: OtpOutcome) -> Result<(), ApiError> {
+    match outcome {
+        OtpOutcome::Accepted => Ok(()),
+        OtpOutcome::Exhausted => Err(ApiError::Refused {
+            message: "Too many incorrect codes. Request a new code.".to_owned(),
+            retry_after: None,
+        }),
+        OtpOutcome::Wrong { .. } | OtpOutcome::NoCode => {
+            Err(refuse(StatusCode::BAD_REQUEST, "Invalid or expired code"))
+        }
+    }
+}
+
+/// The login lock's 429: minutes for a person (rounded up), the exact wait in `Retry-After`.
+pub(super) fn locked(remaining: std::time::Duration) -> ApiError {
+    let minutes = remaining.as_secs().div_ceil(60).max(1);
+    ApiError::Refused {
+        message: format!(
+            "Too many failed attempts. Try again in {minutes} minute(s), or reset your password."
+        ),
+        retry_after: Some(remaining),
+    }
 }
 
 async fn passkey() -> Result<HttpResponse, ApiError> {

@@ -23,24 +23,34 @@ pub async fn forgot(
     if let Some(email) = normalise(&body.email)
         && state.auth.users.find_by_email(&email).await?.is_some()
     {
-        let token = state
-            .auth
-            .tokens
-            .issue(TokenPurpose::PasswordReset, &email, RESET_TTL)
-            .await?;
-        let link = format!("/reset-password/{token}");
-        let mail = Mail {
-            to: email,
-            kind: MailKind::PasswordReset,
-            code: None,
-            link: Some(link),
-        };
-        queue(&state, &mail)?;
+        mail_reset_link(&state, email).await?;
     }
     Ok(accepted(
         StatusCode::ACCEPTED,
         "If this address has an account, a reset link is on its way",
     ))
+}
+
+/// Mails a single-use reset link (valid 30 minutes) to `email`.
+pub(in crate::routes) async fn mail_reset_link(
+    state: &AppState,
+    email: String,
+) -> Result<(), ApiError> {
+    let token = state
+        .auth
+        .tokens
+        .issue(TokenPurpose::PasswordReset, &email, RESET_TTL)
+        .await?;
+    let link = Some(format!("/reset-password/{token}"));
+    queue(
+        state,
+        &Mail {
+            to: email,
+            kind: MailKind::PasswordReset,
+            code: None,
+            link,
+        },
+    )
 }
 
 /// The reset body.
