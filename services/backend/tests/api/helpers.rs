@@ -42,8 +42,7 @@ impl TestApp {
         let env: MapEnv = settings.into_iter().collect();
         let config = BackendConfig::from_env(&env).expect("test settings are valid");
         let clock = FakeClock::new();
-        let app = Application::build_with_clock(config, Arc::new(clock.clone()))
-            .expect("the backend builds");
+        let app = build_when_free(config, &clock).await;
         let base = format!("http://127.0.0.1:{}", app.port());
         let faults = app.state().store.fault_switch();
         let server = app.into_server();
@@ -92,6 +91,24 @@ impl TestApp {
             request = request.header("x-forwarded-for", ip);
         }
         request.send().await.expect("the backend answers")
+    }
+}
+
+/// Builds the backend, waiting (at most 10 s) while a stopped predecessor's workers still
+/// hold the embedded store: one process owns it at a time, and `stop` can return before every
+/// worker has let go.
+async fn build_when_free(config: BackendConfig, clock: &FakeClock) -> Application {
+    let started = std::time::Instant::now();
+    loop {
+        match Application::build_with_clock(config.clone(), Arc::new(clock.clone())) {
+            Ok(app) => return app,
+            Err(error)
+                if error.to_string() == "store unavailable" && started.elapsed().as_secs() < 10 =>
+            {
+                actix_web::rt::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("the backend builds: {error:?}"),
+        }
     }
 }
 
