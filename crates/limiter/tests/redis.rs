@@ -83,7 +83,7 @@ async fn redis_down_degrades_to_local_decisions_and_recovers() {
         let started = Instant::now();
         let decision = first.check(credential, KeyDigest::of("while-down")).await;
         assert!(
-            started.elapsed() < Duration::from_millis(250),
+            started.elapsed() < Duration::from_millis(500),
             "attempt {attempt}: {:?}",
             started.elapsed()
         );
