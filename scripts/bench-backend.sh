@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Backend benchmarks over loopback (docs/performance.md, "Backend (issue 4)"), two release
 # backends on 127.0.0.1, every load bounded:
-#  1. limiter cost: GET /api/v1/auth/workspace?name=acme (metered by CREDENTIAL, budget so large
-#     it never refuses) against GET /api/v1/auth/nowhere?name=acme (no rule matches, the
-#     allow-list passes it through) on the same backend, alternating wrk rounds;
+#  1. limiter cost: GET /api/v1/generator/bench (metered by EXPENSIVE per bearer, budget so
+#     large it never refuses; no GET route, so the router's 404) against GET /api/v1/nowhere
+#     (no rule matches; the same 404 handler), same bearer, same backend, alternating wrk
+#     rounds: the limiter is the only difference;
 #  2. credential stuffing: LOGINS one-guess logins for LOGINS distinct addresses from one
 #     client address at default budgets; how many password verifications ran, from the
 #     backend's own limiter_decisions_total counters, and the wall time.
@@ -60,25 +61,26 @@ count() {
         END { printf "%d\n", sum }'
 }
 
-start "$METERED_PORT" RATE_LIMIT_CREDENTIAL=1000000000/1h
+start "$METERED_PORT" RATE_LIMIT_EXPENSIVE=1000000000/1h
 start "$STUFFED_PORT"
 
 echo "== 1. limiter on (metered path) vs no rule (unmetered path), one backend, $ROUNDS rounds"
-metered="http://127.0.0.1:$METERED_PORT/api/v1/auth/workspace?name=acme"
-unmetered="http://127.0.0.1:$METERED_PORT/api/v1/auth/nowhere?name=acme"
+bearer="Authorization: Bearer bench-client-token"
+metered="http://127.0.0.1:$METERED_PORT/api/v1/generator/bench"
+unmetered="http://127.0.0.1:$METERED_PORT/api/v1/nowhere"
 for url in "$metered" "$unmetered"; do
   echo "probe $url:"
-  curl -sS -D - -o "$work/body" "$url" | grep -iE '^(HTTP|ratelimit)' | tr -d '\r'
+  curl -sS -H "$bearer" -D - -o "$work/body" "$url" | grep -iE '^(HTTP|ratelimit)' | tr -d '\r'
   echo "  body: $(cat "$work/body")"
 done
-allowed_before=$(count "$METERED_PORT" credential allowed)
+allowed_before=$(count "$METERED_PORT" expensive allowed)
 served=0
 # Alternating runs (on, off, on, off, ...) so drift on a shared machine hits both sides alike.
 for round in $(seq "$ROUNDS"); do
   for side in on off; do
     url=$metered
     [[ $side == off ]] && url=$unmetered
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$url" >"$work/wrk.txt"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$bearer" "$url" >"$work/wrk.txt"
     rate=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.txt")
     p99=$(awk '/ 99%/ {print $2}' "$work/wrk.txt")
     requests=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
@@ -93,7 +95,7 @@ awk '{ sum[$1] += $2; n[$1]++ }
     on = sum["on"] / n["on"]; off = sum["off"] / n["off"]
     printf "mean: limiter on %.0f requests/s, no rule %.0f requests/s, ratio %.3f (target >= 0.95)\n", on, off, on / off
   }' "$work/rates"
-echo "credential decisions during the metered runs: allowed $(( $(count "$METERED_PORT" credential allowed) - allowed_before )) (wrk counted $served requests; it stops mid-flight, so a few more may be decided), refused $(count "$METERED_PORT" credential refused)"
+echo "expensive decisions during the metered runs: allowed $(( $(count "$METERED_PORT" expensive allowed) - allowed_before )) (wrk counted $served requests; it stops mid-flight, so a few more may be decided), refused $(count "$METERED_PORT" expensive refused)"
 
 echo "== 2. credential stuffing: $LOGINS one-guess logins, $LOGINS addresses, one client, default budgets"
 for group in credential auth_credential; do
