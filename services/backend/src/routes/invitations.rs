@@ -69,15 +69,7 @@ async fn invite(
         code: None,
         link: Some(format!("/workspace/invitations/{token}/accept")),
     };
-    let outbox = state.auth.outbox.clone();
-    web::block(move || outbox.send(&mail))
-        .await
-        .map_err(|error| error.to_string())
-        .and_then(|sent| sent.map_err(|error| error.to_string()))
-        .map_err(|cause| ApiError::Internal {
-            kind: "mail not queued",
-            cause,
-        })?;
+    super::auth::queue(&state, mail).await?;
     Ok(HttpResponse::Created().json(json!({
         "email": invitation.email,
         "role": invitation.role,

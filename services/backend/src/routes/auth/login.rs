@@ -5,7 +5,7 @@
 //! seconds in `Retry-After`, even with the right password, until the lock expires. The hash
 //! is verified on every path (a dummy hash for unknown addresses), so timing says nothing.
 
-use super::{locked, refuse, session};
+use super::{locked, mint, refuse, session};
 use crate::auth::email::normalise;
 use crate::auth::passwords::verify_or_dummy;
 use crate::errors::ApiError;
@@ -83,11 +83,6 @@ pub async fn refresh(
         email: claims.email,
         ..platform::jwt::Subject::user(claims.sub)
     };
-    let access = keys
-        .issue(TokenKind::Access, &subject, TokenKind::Access.default_ttl())
-        .map_err(|error| ApiError::Internal {
-            kind: "token signing failed",
-            cause: error.to_string(),
-        })?;
+    let access = mint(&state, TokenKind::Access, &subject)?;
     Ok(HttpResponse::Ok().json(json!({ "accessToken": access })))
 }

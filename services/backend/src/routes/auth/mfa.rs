@@ -41,14 +41,7 @@ pub(super) async fn challenge(
         email: Some(email.to_owned()),
         ..Subject::user(user_id)
     };
-    let token = state
-        .config
-        .jwt
-        .issue(TokenKind::Mfa, &subject, TokenKind::Mfa.default_ttl())
-        .map_err(|error| ApiError::Internal {
-            kind: "token signing failed",
-            cause: error.to_string(),
-        })?;
+    let token = super::mint(state, TokenKind::Mfa, &subject)?;
     Ok(HttpResponse::Ok().json(json!({ "mfaRequired": true, "mfaToken": token })))
 }
 

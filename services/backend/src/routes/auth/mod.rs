@@ -71,15 +71,7 @@ pub(super) fn session(
         email: Some(email.to_owned()),
         ..Subject::user(user_id)
     };
-    let keys = &state.config.jwt;
-    let mint = |kind: TokenKind| {
-        keys.issue(kind, &subject, kind.default_ttl())
-            .map_err(|error| ApiError::Internal {
-                kind: "token signing failed",
-                cause: error.to_string(),
-            })
-    };
-    let body = json!({ "accessToken": mint(TokenKind::Access)?, "refreshToken": mint(TokenKind::Refresh)? });
+    let body = json!({ "accessToken": mint(state, TokenKind::Access, &subject)?, "refreshToken": mint(state, TokenKind::Refresh, &subject)? });
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -100,14 +92,32 @@ pub(super) async fn hash_password(password: String) -> Result<String, ApiError> 
 }
 
 /// Queues one mail in the outbox.
-pub(super) fn queue(state: &AppState, mail: &Mail) -> Result<(), ApiError> {
+/// Signs a token of `kind` for `subject`, valid for the kind's default lifetime.
+pub(super) fn mint(
+    state: &AppState,
+    kind: TokenKind,
+    subject: &Subject,
+) -> Result<String, ApiError> {
     state
-        .auth
-        .outbox
-        .send(mail)
+        .config
+        .jwt
+        .issue(kind, subject, kind.default_ttl())
         .map_err(|error| ApiError::Internal {
-            kind: "mail not queued",
+            kind: "token signing failed",
             cause: error.to_string(),
+        })
+}
+
+/// Queues one mail in the outbox, on the blocking pool (the outbox is a file append).
+pub(super) async fn queue(state: &AppState, mail: Mail) -> Result<(), ApiError> {
+    let outbox = state.auth.outbox.clone();
+    web::block(move || outbox.send(&mail))
+        .await
+        .map_err(|error| error.to_string())
+        .and_then(|sent| sent.map_err(|error| error.to_string()))
+        .map_err(|cause| ApiError::Internal {
+            kind: "mail not queued",
+            cause,
         })
 }
 
@@ -120,13 +130,14 @@ pub(super) async fn send_code(
     let code = state.auth.otp.issue(email, purpose).await?;
     queue(
         state,
-        &Mail {
+        Mail {
             to: email.to_owned(),
             kind: MailKind::Otp,
             code: Some(code),
             link: None,
         },
     )
+    .await
 }
 
 /// What a code's answer means for the caller: accepted, the one 429 without a `Retry-After`

@@ -44,13 +44,14 @@ pub(in crate::routes) async fn mail_reset_link(
     let link = Some(format!("/reset-password/{token}"));
     queue(
         state,
-        &Mail {
+        Mail {
             to: email,
             kind: MailKind::PasswordReset,
             code: None,
             link,
         },
     )
+    .await
 }
 
 /// The reset body.

@@ -65,14 +65,7 @@ pub async fn switch(
         email: claims.email,
         ..Subject::user(claims.sub)
     };
-    let access = state
-        .config
-        .jwt
-        .issue(TokenKind::Access, &subject, TokenKind::Access.default_ttl())
-        .map_err(|error| ApiError::Internal {
-            kind: "token signing failed",
-            cause: error.to_string(),
-        })?;
+    let access = super::mint(&state, TokenKind::Access, &subject)?;
     Ok(HttpResponse::Ok().json(json!({ "accessToken": access })))
 }
 
