@@ -142,3 +142,46 @@ async fn bad_bodies_are_4xx_in_the_auth_envelope() {
     let body = r#"{"status":501,"message":"Passkeys are not available yet"}"#;
     assert_eq!(status_and_body(passkey).await, (501, body.to_owned()));
 }
+
+#[actix_web::test]
+async fn a_refresh_token_buys_an_access_token_and_nothing_else_does() {
+    let app = TestApp::spawn(&[]).await;
+    let tokens = verified_account(&app, "ivy@example.com", "correct horse battery").await;
+    let refresh = json!({ "refreshToken": tokens["refreshToken"] });
+    let renewed = app.post("/api/v1/auth/refresh", &refresh, None).await;
+    assert_eq!(renewed.status(), 200);
+    let body: Value = renewed.json().await.expect("JSON");
+    let keys =
+        JwtKeys::from_env(&MapEnv::from_iter([("SECURITY_JWT_SECRET_KEY", SECRET)])).expect("keys");
+    let access = body["accessToken"].as_str().expect("an access token");
+    assert_eq!(
+        keys.verify(TokenKind::Access, access)
+            .expect("valid")
+            .email
+            .as_deref(),
+        Some("ivy@example.com")
+    );
+    let misused = app
+        .post(
+            "/api/v1/auth/refresh",
+            &json!({ "refreshToken": tokens["accessToken"] }),
+            None,
+        )
+        .await;
+    let refused = r#"{"status":401,"message":"Invalid or expired token"}"#;
+    assert_eq!(status_and_body(misused).await, (401, refused.to_owned()));
+}
+
+#[actix_web::test]
+async fn an_unknown_magic_link_is_refused_in_the_auth_envelope() {
+    let app = TestApp::spawn(&[]).await;
+    let answer = app
+        .post(
+            "/api/v1/auth/verify-magic",
+            &json!({ "token": "not-a-real-link" }),
+            None,
+        )
+        .await;
+    let body = r#"{"status":400,"message":"Invalid or expired link"}"#;
+    assert_eq!(status_and_body(answer).await, (400, body.to_owned()));
+}
