@@ -7,7 +7,7 @@ use std::sync::Arc;
 use limiter::SharedClock;
 
 use crate::openai::OpenAiCompatible;
-use crate::{ChatReply, ChatRequest, LlmConfig, LlmError, Provider, local};
+use crate::{ChatReply, ChatRequest, ChatStream, LlmConfig, LlmError, Provider, local};
 
 /// A chat client. Cheap to clone: clones share one HTTP connection pool and one pacer.
 #[derive(Clone)]
@@ -61,6 +61,19 @@ impl LlmClient {
         match &*self.backend {
             Backend::Local => Ok(local::answer(request)),
             Backend::OpenAiCompatible(provider) => provider.chat(request).await,
+        }
+    }
+
+    /// Sends `request` asking for the answer in pieces as they are written.
+    ///
+    /// Resolves once the provider has started answering (pacer slot, attempts and backoff
+    /// within the configured timeout, as for [`Self::chat`]); every later piece is awaited for
+    /// at most that timeout. The local provider's pieces join to exactly its [`Self::chat`]
+    /// reply.
+    pub async fn chat_stream(&self, request: &ChatRequest) -> Result<ChatStream, LlmError> {
+        match &*self.backend {
+            Backend::Local => Ok(ChatStream::complete(local::answer(request))),
+            Backend::OpenAiCompatible(provider) => provider.chat_stream(request).await,
         }
     }
 }

@@ -5,7 +5,8 @@
 //! Calls to a paid API are paced by the outbound [`limiter::Pacer`] (they *wait* for their
 //! slot), bounded by one whole-call timeout, and retried only where a retry can help:
 //! connection errors and 5xx twice with a short backoff, a 429 once when its `Retry-After`
-//! is short, a 4xx never.
+//! is short, a 4xx never. [`LlmClient::chat_stream`] asks for the answer as server-sent events
+//! and hands it over piece by piece, each piece awaited within the same timeout.
 //!
 //! ```no_run
 //! # async fn explain() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,6 +26,7 @@
 //! - [`message`]: what a caller sends and gets back ([`ChatRequest`], [`ChatReply`]).
 //! - [`error`]: [`LlmError`], the one error type, safe to log.
 //! - [`client`]: [`LlmClient`], which picks the provider.
+//! - [`stream`]: [`ChatStream`], an answer read piece by piece (server-sent events).
 //! - `openai`: the OpenAI-compatible provider (HTTP, pacing, timeout); `wire`: its JSON
 //!   shapes; `retry`: which failures get another try.
 //! - `local`: the deterministic local provider.
@@ -36,6 +38,7 @@ mod local;
 pub mod message;
 mod openai;
 mod retry;
+pub mod stream;
 mod wire;
 
 pub use client::LlmClient;
@@ -44,3 +47,4 @@ pub use config::{
 };
 pub use error::LlmError;
 pub use message::{ChatMessage, ChatReply, ChatRequest, Provider, Role, Usage};
+pub use stream::ChatStream;

@@ -1,12 +1,16 @@
 //! The OpenAI-compatible provider: `POST {base_url}/chat/completions`, paced by the outbound
 //! pacer, bounded by one whole-call timeout, retried where [`crate::retry`] allows.
 //!
+//! Streamed calls (`stream: true`) share the pacing, the timeout and the retries of the start;
+//! [`crate::stream`] reads the events.
+//!
 //! Only the first attempt of a call waits for a pacer slot: a retry answers a failure the
 //! provider does not bill (a 5xx, a refused connection) or a wait the provider itself asked
 //! for (a short `Retry-After`), and there are at most three of them per call.
 
 use std::error::Error as _;
 use std::fmt;
+use std::future::Future;
 use std::time::Duration;
 
 use limiter::{Pacer, SharedClock};
@@ -14,6 +18,7 @@ use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
 
 use crate::config::{ENV_LLM_API_KEY, ENV_LLM_BASE_URL, LlmConfig, parse_base_url};
 use crate::retry::Retries;
+use crate::stream::ChatStream;
 use crate::wire::{CompletionRequest, error_code, parse_completion, refusal};
 use crate::{ChatReply, ChatRequest, LlmError};
 
@@ -55,17 +60,41 @@ impl OpenAiCompatible {
 
     /// One chat call: a pacer slot, then attempts until one succeeds or retries run out.
     pub(crate) async fn chat(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
-        let body = CompletionRequest::new(&self.model, request);
-        let call = async {
-            // A slot past the deadline is refused at once rather than booked and abandoned.
-            self.pacer
-                .wait_within(self.timeout)
-                .await
-                .map_err(|wait| LlmError::RateLimited {
-                    retry_after: Some(wait),
-                })?;
-            self.attempts(&body).await
-        };
+        let body = &CompletionRequest::new(&self.model, request);
+        self.within_timeout(async {
+            self.paced().await?;
+            self.with_retries(|| async move {
+                let response = self.send(body).await?;
+                let bytes = response.bytes().await.map_err(transport_failure)?;
+                parse_completion(&bytes, &self.model)
+            })
+            .await
+        })
+        .await
+    }
+
+    /// One streamed call: a pacer slot and attempts until the provider starts answering, all
+    /// within the timeout; then the answer as it arrives, each piece within the timeout of the
+    /// one before. Only the start is retried: a stream cut halfway is the caller's to handle.
+    pub(crate) async fn chat_stream(&self, request: &ChatRequest) -> Result<ChatStream, LlmError> {
+        let body = CompletionRequest::new(&self.model, request).streamed();
+        let response = self
+            .within_timeout(async {
+                self.paced().await?;
+                self.with_retries(|| self.send(&body)).await
+            })
+            .await?;
+        Ok(ChatStream::from_response(
+            response,
+            self.model.clone(),
+            self.timeout,
+        ))
+    }
+
+    async fn within_timeout<T>(
+        &self,
+        call: impl Future<Output = Result<T, LlmError>>,
+    ) -> Result<T, LlmError> {
         tokio::time::timeout(self.timeout, call)
             .await
             .unwrap_or_else(|_elapsed| {
@@ -74,46 +103,57 @@ impl OpenAiCompatible {
             })
     }
 
-    async fn attempts(&self, body: &CompletionRequest<'_>) -> Result<ChatReply, LlmError> {
+    /// Waits for the next pacer slot; a slot past the deadline is refused at once rather than
+    /// booked and abandoned.
+    async fn paced(&self) -> Result<(), LlmError> {
+        self.pacer
+            .wait_within(self.timeout)
+            .await
+            .map_err(|wait| LlmError::RateLimited {
+                retry_after: Some(wait),
+            })
+    }
+
+    async fn with_retries<T, F, Fut>(&self, attempt: F) -> Result<T, LlmError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, LlmError>>,
+    {
         let mut retries = Retries::default();
-        let mut attempt = 1_u32;
+        let mut attempt_number = 1_u32;
         loop {
-            let error = match self.attempt(body).await {
-                Ok(reply) => return Ok(reply),
+            let error = match attempt().await {
+                Ok(answer) => return Ok(answer),
                 Err(error) => error,
             };
             let wait = retries.next_wait(&error);
-            tracing::warn!(
-                attempt,
-                status = error.status(),
-                retry_in = ?wait,
-                %error,
-                "language model call failed"
-            );
+            log_failed_attempt(attempt_number, &error, wait);
             match wait {
                 Some(wait) => tokio::time::sleep(wait).await,
                 None => return Err(error),
             }
-            attempt += 1;
+            attempt_number += 1;
         }
     }
 
-    async fn attempt(&self, body: &CompletionRequest<'_>) -> Result<ChatReply, LlmError> {
+    /// One request; a success status hands back the response unread, anything else the
+    /// error its status means.
+    async fn send(&self, body: &CompletionRequest<'_>) -> Result<reqwest::Response, LlmError> {
         let mut request = self.http.post(&self.endpoint).json(body);
         if let Some(authorization) = &self.authorization {
             request = request.header(AUTHORIZATION, authorization.clone());
         }
         let response = request.send().await.map_err(transport_failure)?;
         let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
         let retry_after = response
             .headers()
             .get(RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
         let body = response.bytes().await.map_err(transport_failure)?;
-        if status.is_success() {
-            return parse_completion(&body, &self.model);
-        }
         if status.is_client_error() {
             tracing::warn!(
                 status = status.as_u16(),
@@ -123,6 +163,16 @@ impl OpenAiCompatible {
         }
         Err(refusal(status.as_u16(), retry_after.as_deref()))
     }
+}
+
+fn log_failed_attempt(attempt: u32, error: &LlmError, retry_in: Option<Duration>) {
+    tracing::warn!(
+        attempt,
+        status = error.status(),
+        retry_in = ?retry_in,
+        %error,
+        "language model call failed"
+    );
 }
 
 impl fmt::Debug for OpenAiCompatible {
@@ -143,7 +193,7 @@ fn bearer(key: &str) -> Result<HeaderValue, LlmError> {
 }
 
 /// A request that got no complete answer: the provider is unreachable for now.
-fn transport_failure(error: reqwest::Error) -> LlmError {
+pub(crate) fn transport_failure(error: reqwest::Error) -> LlmError {
     let error = error.without_url();
     let mut detail = error.to_string();
     let mut source = error.source();

@@ -23,6 +23,8 @@ pub(crate) struct CompletionRequest<'a> {
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
 }
 
 impl<'a> CompletionRequest<'a> {
@@ -32,7 +34,14 @@ impl<'a> CompletionRequest<'a> {
             messages: &request.messages,
             max_tokens: request.max_tokens,
             temperature: request.temperature,
+            stream: false,
         }
+    }
+
+    /// The same request, asking for the answer as server-sent events.
+    pub(crate) fn streamed(mut self) -> Self {
+        self.stream = true;
+        self
     }
 }
 
@@ -79,6 +88,58 @@ pub(crate) fn parse_completion(body: &[u8], requested_model: &str) -> Result<Cha
         provider: Provider::OpenAiCompatible,
         usage: completion.usage,
     })
+}
+
+/// One `data:` field of a streamed completion.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Chunk {
+    /// A piece of the answer (empty for a chunk that only names the role or counts tokens).
+    Text(String),
+    /// `[DONE]`: the answer is complete.
+    Done,
+}
+
+#[derive(Deserialize)]
+struct StreamedCompletion {
+    #[serde(default)]
+    choices: Vec<StreamedChoice>,
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct StreamedChoice {
+    #[serde(default)]
+    delta: Delta,
+}
+
+#[derive(Deserialize, Default)]
+struct Delta {
+    content: Option<String>,
+}
+
+/// Reads one event's data: the first choice's delta text, `[DONE]`, or why it is unusable. An
+/// `error` object sent mid-stream is the provider failing, not us.
+pub(crate) fn parse_chunk(data: &str) -> Result<Chunk, LlmError> {
+    if data.trim() == "[DONE]" {
+        return Ok(Chunk::Done);
+    }
+    let chunk: StreamedCompletion = serde_json::from_str(data).map_err(|error| {
+        LlmError::BadResponse(format!(
+            "not a completion chunk ({}); the data begins {}",
+            error_kind(&error),
+            excerpt(data.as_bytes())
+        ))
+    })?;
+    if chunk.error.is_some() {
+        return Err(LlmError::Unavailable { status: None });
+    }
+    let text = chunk
+        .choices
+        .into_iter()
+        .next()
+        .and_then(|choice| choice.delta.content)
+        .unwrap_or_default();
+    Ok(Chunk::Text(text))
 }
 
 /// What a status other than success means; `retry_after` is the raw `Retry-After` header.

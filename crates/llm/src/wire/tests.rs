@@ -99,3 +99,35 @@ fn only_identifier_like_error_codes_are_kept() {
     assert_eq!(error_code(prose).as_deref(), Some("invalid_request_error"));
     assert_eq!(error_code(b"not json"), None);
 }
+
+#[test]
+fn a_streamed_request_says_so_and_only_then() {
+    let request = ChatRequest::new(vec![ChatMessage::user("hi")]);
+    let plain = serde_json::to_value(CompletionRequest::new("m", &request)).expect("serialises");
+    assert!(plain.get("stream").is_none());
+    let streamed = CompletionRequest::new("m", &request).streamed();
+    let streamed = serde_json::to_value(streamed).expect("serialises");
+    assert_eq!(streamed["stream"], true);
+}
+
+#[test]
+fn chunks_give_their_delta_text_done_or_a_reason() {
+    let piece = r#"{"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}"#;
+    assert_eq!(parse_chunk(piece), Ok(Chunk::Text("Hel".to_owned())));
+    let role_only = r#"{"choices":[{"index":0,"delta":{"role":"assistant"}}]}"#;
+    assert_eq!(parse_chunk(role_only), Ok(Chunk::Text(String::new())));
+    let usage_only = r#"{"choices":[],"usage":{"total_tokens":8}}"#;
+    assert_eq!(parse_chunk(usage_only), Ok(Chunk::Text(String::new())));
+    assert_eq!(parse_chunk("[DONE]"), Ok(Chunk::Done));
+    assert_eq!(
+        parse_chunk(r#"{"error":{"message":"overloaded"}}"#),
+        Err(LlmError::Unavailable { status: None })
+    );
+    let Err(LlmError::BadResponse(reason)) = parse_chunk("<html>") else {
+        panic!("HTML is not a chunk");
+    };
+    assert!(
+        reason.starts_with("not a completion chunk (invalid JSON)"),
+        "{reason}"
+    );
+}

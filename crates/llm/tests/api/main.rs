@@ -7,6 +7,7 @@ mod config;
 mod local;
 mod pacing;
 mod retries;
+mod streaming;
 mod stub;
 
 use std::sync::Arc;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use actix_web::http::StatusCode;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 /// One scripted answer.
@@ -17,6 +18,8 @@ pub struct Canned {
     headers: Vec<(&'static str, String)>,
     body: String,
     delay: Duration,
+    content_type: &'static str,
+    stall: bool,
 }
 
 impl Canned {
@@ -47,7 +50,36 @@ impl Canned {
             headers: Vec::new(),
             body: body.to_string(),
             delay: Duration::ZERO,
+            content_type: "application/json",
+            stall: false,
         }
+    }
+
+    /// 200 `text/event-stream`: one chunk per piece (after a role-only chunk), then `[DONE]`.
+    pub fn events(pieces: &[&str]) -> Self {
+        let chunk = |delta: Value| {
+            let chunk = json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]});
+            format!("data: {chunk}\n\n")
+        };
+        let mut body = chunk(json!({"role": "assistant"}));
+        for piece in pieces {
+            body.push_str(&chunk(json!({ "content": piece })));
+        }
+        body.push_str("data: [DONE]\n\n");
+        Self {
+            content_type: "text/event-stream",
+            ..Self::status(200).body(&body)
+        }
+    }
+
+    /// The same answer without its `[DONE]`, whose body then never ends (a provider gone
+    /// quiet mid-stream).
+    pub fn stalled(mut self) -> Self {
+        self.stall = true;
+        if let Some(cut) = self.body.strip_suffix("data: [DONE]\n\n") {
+            self.body = cut.to_owned();
+        }
+        self
     }
 
     /// The same answer with `body` instead.
@@ -165,5 +197,12 @@ async fn completions(
     for (name, value) in &canned.headers {
         response.insert_header((*name, value.as_str()));
     }
-    response.content_type("application/json").body(canned.body)
+    response.content_type(canned.content_type);
+    if canned.stall {
+        let first = futures_util::stream::once(async move {
+            Ok::<_, actix_web::Error>(web::Bytes::from(canned.body))
+        });
+        return response.streaming(first.chain(futures_util::stream::pending()));
+    }
+    response.body(canned.body)
 }

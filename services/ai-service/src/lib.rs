@@ -1,0 +1,1 @@
+//! The ai-service: chat over the user's own findings, and public log analysis.
