@@ -1,0 +1,114 @@
+//! Building and running the MCP server: bind first (so the port is known), then serve.
+//!
+//! Middleware order, outermost first: CORS (so every answer to an allowed origin, refusals
+//! included, carries its headers), the panic layer (a panic inside is the 500 envelope), the
+//! `Origin` guard (403 before anything runs), the bearer check (401 before any budget is
+//! spent; leaves the caller for the limiter), the limiter (keyed on that caller), the routes.
+
+use crate::config::McpConfig;
+use crate::errors::internal_envelope;
+use crate::metrics::ToolMetrics;
+use crate::public_url::PublicUrl;
+use crate::state::AppState;
+use crate::upstream::Upstream;
+use crate::{identity, limits, origin, routes, skills};
+use actix_web::dev::Server;
+use actix_web::middleware::{Condition, from_fn};
+use actix_web::{App, HttpServer, web};
+use limiter::{LimiterMetrics, SharedClock};
+use platform::{ListenConfig, StartFailure};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+
+/// A bound, not yet running MCP server.
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    /// Builds on the system clock.
+    pub fn build(config: McpConfig) -> Result<Self, StartFailure> {
+        Self::build_with_clock(config, limiter::system_clock())
+    }
+
+    /// Builds with an injected clock (tests move a fake one).
+    pub fn build_with_clock(config: McpConfig, clock: SharedClock) -> Result<Self, StartFailure> {
+        let fail = |error: &dyn std::fmt::Display| StartFailure::Other(error.to_string());
+        let mut registry = Registry::default();
+        let limiter_metrics = LimiterMetrics::default();
+        limiter_metrics.register(&mut registry);
+        let tool_metrics = ToolMetrics::default();
+        tool_metrics.register(&mut registry);
+        let limiter = limits::limiter(&config, limiter_metrics, clock).map_err(|e| fail(&e))?;
+        let rate_limit =
+            limits::middleware(limiter, config.trusted_proxies.clone()).map_err(|e| fail(&e))?;
+        log_rule_table(config.rate_limit_enabled);
+        let listener = config.listen.bind().map_err(|e| fail(&e))?;
+        let port = listener.local_addr().map_err(|e| fail(&e))?.port();
+        let public_url = config.public_url.clone().unwrap_or_else(|| {
+            PublicUrl::local(
+                ListenConfig {
+                    port,
+                    ..config.listen
+                }
+                .probe_addr(),
+            )
+        });
+        let state = AppState {
+            upstream: Upstream::new(
+                &config.analyzer_url,
+                &config.analyzer_token,
+                &config.backend_url,
+            )
+            .map_err(|e| fail(&e))?,
+            jwt: config.jwt.clone(),
+            allowed_origins: config.cors.origins().into(),
+            max_body_bytes: config.max_body_bytes,
+            skills_package: skills::package().map_err(|e| fail(&e))?.into(),
+            installer: routes::render_installer(&public_url).into(),
+            tool_metrics,
+            registry: Arc::new(registry),
+        };
+        let (enabled, cors) = (config.rate_limit_enabled, config.cors.clone());
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(web::Data::new(state.clone()))
+                .configure(routes::config)
+                .wrap(Condition::new(enabled, rate_limit.clone()))
+                .wrap(from_fn(identity::identify))
+                .wrap(from_fn(origin::guard))
+                .wrap(platform::panic::CatchPanic::new(|reference| {
+                    internal_envelope("panic", reference)
+                }))
+                .wrap(cors.layer())
+        })
+        .disable_signals()
+        .shutdown_timeout(platform::server::DRAIN_TIMEOUT.as_secs())
+        .listen(listener)
+        .map_err(|e| fail(&e))?
+        .run();
+        Ok(Self { port, server })
+    }
+
+    /// The bound port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server, for tests that spawn it.
+    pub fn into_server(self) -> Server {
+        self.server
+    }
+
+    /// Serves until SIGTERM, then drains.
+    pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
+        platform::server::run_until_stopped(self.server, "mcp-server")
+            .await
+            .map_err(|error| StartFailure::Other(error.to_string()))
+    }
+}
+
+fn log_rule_table(enabled: bool) {
+    tracing::info!(enabled, "mcp-server rate limits:\n{}", limits::rule_table());
+}

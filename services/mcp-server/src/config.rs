@@ -1,0 +1,142 @@
+//! The MCP server's settings, read once from the environment (every variable in docs/config.md).
+
+use crate::public_url::PublicUrl;
+use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
+use platform::{ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, TrustedProxies};
+
+/// The MCP server's port.
+pub const DEFAULT_PORT: u16 = 9500;
+/// The analyzer the analysis tools call.
+pub const ENV_ANALYZER_URL: &str = "ANALYZER_URL";
+/// The token this server presents to the analyzer (`X-Analyzer-Token`).
+pub const ENV_ANALYZER_TOKEN: &str = "ANALYZER_TOKEN";
+/// The backend the project tool calls with the caller's own bearer.
+pub const ENV_BACKEND_URL: &str = "BACKEND_URL";
+/// The limiter is on unless this is exactly `false`.
+pub const ENV_RATE_LIMIT_ENABLED: &str = "MCP_RATE_LIMIT_ENABLED";
+/// Budget of `/mcp` per caller (JWT subject, or client address when anonymous).
+pub const ENV_BUDGET_MCP: &str = "MCP_RATE_LIMIT_MCP";
+/// Budget of `GET /skills/package` per caller.
+pub const ENV_BUDGET_SKILLS_PACKAGE: &str = "MCP_RATE_LIMIT_SKILLS_PACKAGE";
+/// Budget of `GET /install.sh` per caller.
+pub const ENV_BUDGET_INSTALLER: &str = "MCP_RATE_LIMIT_INSTALLER";
+/// Bound on tracked limiter buckets.
+pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
+/// Redis shared by replicas (unset: buckets in memory).
+pub const ENV_REDIS_URL: &str = "REDIS_URL";
+/// The URL people reach this server at, written into the installer script.
+pub const ENV_PUBLIC_URL: &str = "MCP_PUBLIC_URL";
+/// Largest `/mcp` request body, in bytes.
+pub const ENV_MAX_BODY_BYTES: &str = "MCP_MAX_BODY_BYTES";
+
+/// Default analyzer address (DESIGN.md §3).
+pub const DEFAULT_ANALYZER_URL: &str = "http://127.0.0.1:9001";
+/// Default backend address (DESIGN.md §3).
+pub const DEFAULT_BACKEND_URL: &str = "http://127.0.0.1:9800";
+
+/// The three groups' budgets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budgets {
+    /// `/mcp`.
+    pub mcp: Policy,
+    /// `GET /skills/package`.
+    pub skills_package: Policy,
+    /// `GET /install.sh`.
+    pub installer: Policy,
+}
+
+/// Everything the MCP server reads from its environment.
+#[derive(Clone, Debug)]
+pub struct McpConfig {
+    /// Where to listen.
+    pub listen: ListenConfig,
+    /// The analyzer's base URL, without a trailing slash.
+    pub analyzer_url: String,
+    /// The analyzer token (never logged).
+    pub analyzer_token: String,
+    /// The backend's base URL, without a trailing slash.
+    pub backend_url: String,
+    /// The keys access tokens are verified with.
+    pub jwt: JwtKeys,
+    /// The origins allowed to call from a browser.
+    pub cors: CorsConfig,
+    /// Proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: TrustedProxies,
+    /// False only when `MCP_RATE_LIMIT_ENABLED=false`.
+    pub rate_limit_enabled: bool,
+    /// Group budgets.
+    pub budgets: Budgets,
+    /// Bound on tracked buckets.
+    pub max_tracked_keys: usize,
+    /// Redis for shared buckets.
+    pub redis_url: Option<String>,
+    /// The public URL; unset: loopback on the bound port.
+    pub public_url: Option<PublicUrl>,
+    /// Largest `/mcp` body.
+    pub max_body_bytes: usize,
+}
+
+impl McpConfig {
+    /// Reads every setting; the first bad one stops start-up, named.
+    pub fn from_env(env: &dyn Env) -> Result<Self, ConfigError> {
+        Ok(Self {
+            listen: ListenConfig::from_env(env, DEFAULT_PORT)?,
+            analyzer_url: base_url(env, ENV_ANALYZER_URL, DEFAULT_ANALYZER_URL)?,
+            analyzer_token: env.required(ENV_ANALYZER_TOKEN)?,
+            backend_url: base_url(env, ENV_BACKEND_URL, DEFAULT_BACKEND_URL)?,
+            jwt: JwtKeys::from_env(env)?,
+            cors: CorsConfig::from_env(env)?,
+            trusted_proxies: TrustedProxies::from_env(env)?,
+            rate_limit_enabled: rate_limit_enabled(env),
+            budgets: Budgets {
+                mcp: env.budget(ENV_BUDGET_MCP, "600/60s")?,
+                skills_package: env.budget(ENV_BUDGET_SKILLS_PACKAGE, "20/60s")?,
+                installer: env.budget(ENV_BUDGET_INSTALLER, "60/60s")?,
+            },
+            max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
+            redis_url: env.optional(ENV_REDIS_URL),
+            public_url: env
+                .optional(ENV_PUBLIC_URL)
+                .map(|text| PublicUrl::parse(&text))
+                .transpose()
+                .map_err(|expected| ConfigError::Invalid {
+                    name: ENV_PUBLIC_URL,
+                    expected: expected.to_owned(),
+                })?,
+            max_body_bytes: env.usize_or(ENV_MAX_BODY_BYTES, 1024 * 1024)?,
+        })
+    }
+}
+
+/// An `http(s)://host[:port]` base URL (a path is kept), without its trailing slash.
+fn base_url(env: &dyn Env, name: &'static str, default: &str) -> Result<String, ConfigError> {
+    let text = env.optional(name).unwrap_or_else(|| default.to_owned());
+    let invalid = || ConfigError::Invalid {
+        name,
+        expected: "an http:// or https:// URL such as http://127.0.0.1:9001".to_owned(),
+    };
+    let url = reqwest::Url::parse(&text).map_err(|_| invalid())?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(invalid());
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// On unless exactly `false`: an opt-in limiter is one nobody opted into (the seed's words
+/// for this very service).
+fn rate_limit_enabled(env: &dyn Env) -> bool {
+    match env.optional(ENV_RATE_LIMIT_ENABLED).as_deref() {
+        Some("false") => false,
+        None | Some("true") => true,
+        Some(_) => {
+            tracing::warn!(
+                variable = ENV_RATE_LIMIT_ENABLED,
+                "not exactly true or false; the limiter stays on"
+            );
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

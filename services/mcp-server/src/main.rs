@@ -1,0 +1,13 @@
+//! The mcp-server binary: settings from the environment, build, serve until SIGTERM, drain.
+
+use mcp_server::{Application, McpConfig, SERVICE};
+use std::process::ExitCode;
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    platform::cli::main(&SERVICE, |env| async move {
+        let config = McpConfig::from_env(&env)?;
+        Application::build(config)?.run_until_stopped().await
+    })
+    .await
+}

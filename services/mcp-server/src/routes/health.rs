@@ -1,0 +1,16 @@
+//! `GET /health` and `GET /metrics`: open and unmetered (the ingress hides `/metrics` from
+//! public hostnames).
+
+use crate::state::AppState;
+use actix_web::{HttpResponse, web};
+use serde_json::json;
+
+/// Ready: the server answers.
+pub async fn health() -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "status": "UP" }))
+}
+
+/// Prometheus exposition.
+pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    platform::metrics::render(&state.registry)
+}
