@@ -1,0 +1,127 @@
+//! `originRequest`: the top-level defaults and each rule's overrides, resolved to values.
+//! Honoured: `connectTimeout`, `tcpKeepAlive`, `keepAliveConnections`, `keepAliveTimeout`,
+//! `httpHostHeader`; cloudflared's other keys (TLS, proxy, access, …) are ignored.
+
+use super::IngressError;
+use super::raw::RawOriginRequest;
+use http::HeaderValue;
+use std::time::Duration;
+
+/// How requests of one rule reach its origins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginRequest {
+    /// Time to establish one TCP connection.
+    pub connect_timeout: Duration,
+    /// TCP keep-alive probe interval on origin connections.
+    pub tcp_keep_alive: Duration,
+    /// Idle connections kept per origin.
+    pub keep_alive_connections: usize,
+    /// How long an idle connection may wait for reuse.
+    pub keep_alive_timeout: Duration,
+    /// `Host` sent to the origin instead of the client's.
+    pub http_host_header: Option<HeaderValue>,
+}
+
+impl Default for OriginRequest {
+    /// cloudflared's defaults.
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(30),
+            tcp_keep_alive: Duration::from_secs(30),
+            keep_alive_connections: 100,
+            keep_alive_timeout: Duration::from_secs(90),
+            http_host_header: None,
+        }
+    }
+}
+
+impl OriginRequest {
+    /// `raw` over `defaults`; `prefix` names where the keys are (`originRequest`,
+    /// `Rule #2 originRequest`) in error messages.
+    pub fn resolve(
+        raw: &RawOriginRequest,
+        defaults: &Self,
+        prefix: &str,
+    ) -> Result<Self, IngressError> {
+        let key = |name: &str| format!("{prefix}.{name}");
+        let duration = |value: &Option<String>, name: &str, default: Duration| match value {
+            Some(text) => parse_duration(&key(name), text),
+            None => Ok(default),
+        };
+        let http_host_header = match &raw.http_host_header {
+            None => defaults.http_host_header.clone(),
+            Some(text) => Some(
+                HeaderValue::from_str(text).map_err(|_| IngressError::Invalid {
+                    key: key("httpHostHeader"),
+                    reason: "not a valid Host header value".to_owned(),
+                })?,
+            ),
+        };
+        Ok(Self {
+            connect_timeout: duration(
+                &raw.connect_timeout,
+                "connectTimeout",
+                defaults.connect_timeout,
+            )?,
+            tcp_keep_alive: duration(&raw.tcp_keep_alive, "tcpKeepAlive", defaults.tcp_keep_alive)?,
+            keep_alive_connections: raw
+                .keep_alive_connections
+                .unwrap_or(defaults.keep_alive_connections),
+            keep_alive_timeout: duration(
+                &raw.keep_alive_timeout,
+                "keepAliveTimeout",
+                defaults.keep_alive_timeout,
+            )?,
+            http_host_header,
+        })
+    }
+}
+
+/// A duration as cloudflared's files write them: `30s`, `1m30s`, `500ms`, `2h`.
+pub fn parse_duration(key: &str, text: &str) -> Result<Duration, IngressError> {
+    humantime::parse_duration(text).map_err(|error| IngressError::Duration {
+        key: key.to_owned(),
+        reason: error.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_values_override_defaults_field_by_field() {
+        let top = RawOriginRequest {
+            connect_timeout: Some("5s".to_owned()),
+            keep_alive_timeout: Some("4s".to_owned()),
+            ..RawOriginRequest::default()
+        };
+        let defaults = OriginRequest::resolve(&top, &OriginRequest::default(), "originRequest")
+            .expect("valid");
+        let rule = RawOriginRequest {
+            connect_timeout: Some("1m30s".to_owned()),
+            ..RawOriginRequest::default()
+        };
+        let resolved =
+            OriginRequest::resolve(&rule, &defaults, "Rule #1 originRequest").expect("valid");
+        assert_eq!(resolved.connect_timeout, Duration::from_secs(90));
+        assert_eq!(resolved.keep_alive_timeout, Duration::from_secs(4));
+        assert_eq!(resolved.keep_alive_connections, 100);
+    }
+
+    #[test]
+    fn a_bad_duration_names_its_key() {
+        let raw = RawOriginRequest {
+            tcp_keep_alive: Some("soon".to_owned()),
+            ..RawOriginRequest::default()
+        };
+        let error =
+            OriginRequest::resolve(&raw, &OriginRequest::default(), "Rule #3 originRequest")
+                .expect_err("invalid")
+                .to_string();
+        assert!(
+            error.starts_with("Rule #3 originRequest.tcpKeepAlive is not a duration: "),
+            "{error}"
+        );
+    }
+}

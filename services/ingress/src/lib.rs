@@ -1,0 +1,28 @@
+//! The tunnel-style ingress: one hostname to its origin(s), configured with cloudflared's own
+//! ingress file, so the same file could drive a real `cloudflared`; what cloudflared users
+//! ask for and cloudflared lacks (several origins per service, health checks, connect retry,
+//! drain) lives under one extra top-level key, `estate:`, that cloudflared ignores.
+//!
+//! It plays the edge too: an unreachable origin is Cloudflare's `502` with the whole body
+//! `error code: 502`, and every answer carries HSTS.
+//!
+//! # Layout
+//! - [`config`]: the file, validated with cloudflared's rules and messages.
+//! - [`origin`]: origins, their pools (round-robin over those that are up), keep-alive
+//!   connections and active health checks.
+//! - [`proxy`]: matching, forwarding with connect retry, headers, tunnels, the 502.
+//! - [`server`]: the accept loop and graceful stop; [`application`]: build, serve, drain.
+//! - [`admin`]: `/health` and `/metrics` on their own port; [`metrics`]: what they count.
+//! - [`settings`]: the environment; [`cli`]: the command line.
+
+pub mod admin;
+pub mod application;
+pub mod cli;
+pub mod config;
+pub mod metrics;
+pub mod origin;
+pub mod proxy;
+pub mod server;
+pub mod settings;
+
+pub use application::Application;

@@ -1,0 +1,155 @@
+//! The ingress's Prometheus metrics, served on the admin port (never on the proxied port, so
+//! no hostname or path of the ingress file can reach or shadow them).
+//!
+//! - `ingress_requests_total{rule,code}`: answers by matched rule (from 0) and status;
+//! - `ingress_request_duration_seconds{rule}`: time to the response head;
+//! - `ingress_origin_connect_failures_total{origin}`: connections that could not be opened;
+//! - `ingress_connect_retry_waits_total`: pauses of a request waiting for an origin to accept;
+//! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
+//! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now.
+
+use crate::origin::{Origin, Pools};
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Labels of one answer.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    rule: u32,
+    code: u16,
+}
+
+/// Labels of one rule.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RuleLabels {
+    rule: u32,
+}
+
+/// Labels of one origin.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OriginLabels {
+    origin: String,
+}
+
+/// Every metric the proxy records.
+#[derive(Debug)]
+pub struct Metrics {
+    requests: Family<RequestLabels, Counter>,
+    durations: Family<RuleLabels, Histogram, fn() -> Histogram>,
+    connect_failures: Family<OriginLabels, Counter>,
+    retry_waits: Counter,
+    /// Requests being answered now.
+    pub inflight: Gauge,
+    /// WebSocket tunnels open now.
+    pub tunnels: Gauge,
+}
+
+fn duration_histogram() -> Histogram {
+    // 0.25 ms to ~4 s.
+    Histogram::new(exponential_buckets(0.000_25, 2.0, 15))
+}
+
+impl Metrics {
+    /// New metrics, registered in `registry` with the origins' up/down state of `pools`.
+    pub fn register(registry: &mut Registry, pools: &Pools) -> Arc<Self> {
+        let metrics = Self {
+            requests: Family::default(),
+            durations: Family::new_with_constructor(duration_histogram),
+            connect_failures: Family::default(),
+            retry_waits: Counter::default(),
+            inflight: Gauge::default(),
+            tunnels: Gauge::default(),
+        };
+        let ingress = registry.sub_registry_with_prefix("ingress");
+        let help = "Answers by matched rule (from 0) and status code";
+        ingress.register("requests", help, metrics.requests.clone());
+        let help = "Time from the request to the response head, by matched rule";
+        ingress.register("request_duration_seconds", help, metrics.durations.clone());
+        let help = "Connections to an origin that could not be opened (nothing was sent)";
+        ingress.register(
+            "origin_connect_failures",
+            help,
+            metrics.connect_failures.clone(),
+        );
+        let help = "Pauses of a request waiting, within the retry deadline, for an origin";
+        ingress.register("connect_retry_waits", help, metrics.retry_waits.clone());
+        let help = "Requests being answered now";
+        ingress.register("inflight_requests", help, metrics.inflight.clone());
+        let help = "WebSocket tunnels open now";
+        ingress.register("websocket_tunnels", help, metrics.tunnels.clone());
+        let mut origins: Vec<Arc<Origin>> = Vec::new();
+        for origin in pools.iter().flat_map(|pool| pool.origins()) {
+            if !origins.iter().any(|known| Arc::ptr_eq(known, origin)) {
+                origins.push(origin.clone());
+            }
+        }
+        ingress.register_collector(Box::new(OriginsUp(origins)));
+        Arc::new(metrics)
+    }
+
+    /// Counts one answer.
+    pub fn answered(&self, rule: usize, code: u16, elapsed: Duration) {
+        let rule = u32::try_from(rule).unwrap_or(u32::MAX);
+        self.requests
+            .get_or_create(&RequestLabels { rule, code })
+            .inc();
+        self.durations
+            .get_or_create(&RuleLabels { rule })
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// Counts a connection that could not be opened.
+    pub fn connect_failed(&self, origin: &str) {
+        let labels = OriginLabels {
+            origin: origin.to_owned(),
+        };
+        self.connect_failures.get_or_create(&labels).inc();
+    }
+
+    /// Counts a pause before another pass over the origins.
+    pub fn retry_wait(&self) {
+        self.retry_waits.inc();
+    }
+}
+
+/// Counts something open in a gauge for as long as it lives (a dropped request future too).
+#[derive(Debug)]
+pub struct Open(Gauge);
+
+impl Open {
+    /// Adds one to `gauge` until dropped.
+    pub fn new(gauge: &Gauge) -> Self {
+        gauge.inc();
+        Self(gauge.clone())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+/// `ingress_origin_up`, read from the origins at scrape time.
+#[derive(Debug)]
+struct OriginsUp(Vec<Arc<Origin>>);
+
+impl Collector for OriginsUp {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let help = "1 when an origin is offered first, 0 when a check or a refusal put it last";
+        let mut metric = encoder.encode_descriptor("origin_up", help, None, MetricType::Gauge)?;
+        for origin in &self.0 {
+            let labels = [("origin", origin.dial())];
+            ConstGauge::new(i64::from(origin.is_up())).encode(metric.encode_family(&labels)?)?;
+        }
+        Ok(())
+    }
+}
