@@ -72,7 +72,7 @@ impl LlmClient {
     /// reply.
     pub async fn chat_stream(&self, request: &ChatRequest) -> Result<ChatStream, LlmError> {
         match &*self.backend {
-            Backend::Local => Ok(ChatStream::complete(local::answer(request))),
+            Backend::Local => Ok(ChatStream::from(local::answer(request))),
             Backend::OpenAiCompatible(provider) => provider.chat_stream(request).await,
         }
     }

@@ -37,20 +37,6 @@ impl ChatStream {
         &self.model
     }
 
-    /// A reply already complete, given word by word (the local provider's).
-    pub(crate) fn complete(reply: ChatReply) -> Self {
-        let pieces: Vec<Result<String, LlmError>> = reply
-            .content
-            .split_inclusive(char::is_whitespace)
-            .map(|piece| Ok(piece.to_owned()))
-            .collect();
-        Self {
-            provider: reply.provider,
-            model: reply.model,
-            pieces: stream::iter(pieces).boxed(),
-        }
-    }
-
     /// The pieces of a provider's success response, each awaited for at most `idle`.
     pub(crate) fn from_response(
         response: reqwest::Response,
@@ -71,6 +57,23 @@ impl ChatStream {
             provider: Provider::OpenAiCompatible,
             model,
             pieces,
+        }
+    }
+}
+
+/// A reply already complete (the local provider's, or a caller's own fallback text), given
+/// word by word: the pieces join to exactly `reply.content`.
+impl From<ChatReply> for ChatStream {
+    fn from(reply: ChatReply) -> Self {
+        let pieces: Vec<Result<String, LlmError>> = reply
+            .content
+            .split_inclusive(char::is_whitespace)
+            .map(|piece| Ok(piece.to_owned()))
+            .collect();
+        Self {
+            provider: reply.provider,
+            model: reply.model,
+            pieces: stream::iter(pieces).boxed(),
         }
     }
 }

@@ -1,0 +1,99 @@
+//! Building and running the ai-service: bind first (so the port is known), then serve.
+//!
+//! Middleware order, outermost first: CORS (so a 401, 429 or 500 for an allowed origin
+//! carries CORS headers and a disallowed origin never gets any), the panic layer (a panic
+//! anywhere inside is the 500 envelope), the per-address limiter of the public log analysis,
+//! then the routes; the chat route has its own gate (token, then window) around its handler.
+
+use crate::chat::backend::BackendClient;
+use crate::config::AiConfig;
+use crate::errors::{internal_envelope, rejected};
+use crate::metrics::ServiceMetrics;
+use crate::state::AppState;
+use crate::{limits, routes};
+use actix_web::dev::Server;
+use actix_web::{App, HttpServer, web};
+use limiter::{LimiterMetrics, SharedClock};
+use platform::{Rejection, StartFailure};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+
+/// A bound, not yet running ai-service.
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    /// Builds on the system clock.
+    pub fn build(config: AiConfig) -> Result<Self, StartFailure> {
+        Self::build_with_clock(config, limiter::system_clock())
+    }
+
+    /// Builds with an injected clock (tests move a fake one): the windows, the per-address
+    /// budget and the language model's pacer all read it.
+    pub fn build_with_clock(config: AiConfig, clock: SharedClock) -> Result<Self, StartFailure> {
+        let fail = |error: &dyn std::fmt::Display| StartFailure::Other(error.to_string());
+        let mut registry = Registry::default();
+        let limiter_metrics = LimiterMetrics::default();
+        limiter_metrics.register(&mut registry);
+        let metrics = ServiceMetrics::default();
+        metrics.register(&mut registry);
+        let limiter =
+            limits::limiter(&config, limiter_metrics, clock.clone()).map_err(|e| fail(&e))?;
+        let rate_limit = limits::middleware(limiter, &config).map_err(|e| fail(&e))?;
+        tracing::info!("ai-service ceilings:\n{}", limits::describe(&config));
+        let state = AppState {
+            jwt: Arc::new(config.jwt.clone()),
+            window: limits::chat_window(&config, clock.clone()),
+            chat_policy: config.chat,
+            backend: BackendClient::new(&config.backend_url, config.backend_timeout)
+                .map_err(|e| fail(&e))?,
+            llm: llm::LlmClient::new(config.llm.clone(), clock).map_err(|e| fail(&e))?,
+            metrics,
+            registry: Arc::new(registry),
+        };
+        let cors = config.cors.clone();
+        let listener = config.listen.bind().map_err(|e| fail(&e))?;
+        let port = listener.local_addr().map_err(|e| fail(&e))?.port();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(web::Data::new(state.clone()))
+                .app_data(
+                    web::PathConfig::default().error_handler(|e, _| rejected(Rejection::from(&e))),
+                )
+                .app_data(
+                    web::QueryConfig::default().error_handler(|e, _| rejected(Rejection::from(&e))),
+                )
+                .configure(routes::config)
+                .wrap(rate_limit.clone())
+                .wrap(platform::panic::CatchPanic::new(|reference| {
+                    internal_envelope("panic", reference)
+                }))
+                .wrap(cors.layer())
+        })
+        .disable_signals()
+        .shutdown_timeout(platform::server::DRAIN_TIMEOUT.as_secs())
+        .listen(listener)
+        .map_err(|e| fail(&e))?
+        .run();
+        Ok(Self { port, server })
+    }
+
+    /// The bound port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server, for tests that spawn it.
+    pub fn into_server(self) -> Server {
+        self.server
+    }
+
+    /// Serves until SIGTERM, then drains.
+    pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
+        platform::server::run_until_stopped(self.server, "ai-service")
+            .await
+            .map_err(|error| StartFailure::Other(error.to_string()))
+    }
+}

@@ -1,0 +1,169 @@
+//! What became of the code in a chat turn, as the response's `analysis` object and as the
+//! sentences a locally assembled answer gives.
+
+use crate::chat::blocks::MAX_ANALYZED_BLOCKS;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The languages a block must be tagged with to be analyzed, for the messages.
+const LANGUAGES: &str = "rust, java, python, javascript, typescript, go";
+
+/// One finding as the backend returns it (the analyzer's fields).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Rule id.
+    pub rule_id: String,
+    /// `error`, `warning`, `info`.
+    pub severity: String,
+    /// The block's file name (`block-1.py`).
+    pub path: String,
+    /// 1-based line in the block.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, when the analyzer knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+/// The outcome of a turn's code analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Analysis {
+    /// The message has no fenced code block.
+    NoCode,
+    /// Fenced blocks, none tagged with a language the analyzer reads.
+    NotAnalyzable {
+        /// Fenced blocks in the message.
+        blocks: usize,
+    },
+    /// The backend answered with findings.
+    Done {
+        /// Fenced blocks in the message.
+        blocks: usize,
+        /// Blocks sent for analysis.
+        analyzed: usize,
+        /// What the analyzer found.
+        findings: Vec<Finding>,
+    },
+    /// The user's own EXPENSIVE budget at the backend is spent.
+    RateLimited {
+        /// Whole seconds until the backend takes another analysis from this user.
+        retry_after_secs: u64,
+    },
+    /// The backend refused the code (too large, unreadable).
+    Rejected {
+        /// The backend's reason.
+        message: String,
+    },
+    /// The backend did not answer usefully in time.
+    Unavailable,
+}
+
+impl Analysis {
+    /// The response's `analysis` object.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Self::NoCode => json!({ "status": "no_code" }),
+            Self::NotAnalyzable { blocks } => {
+                json!({ "status": "not_analyzable", "blocks": blocks, "message": self.sentence() })
+            }
+            Self::Done {
+                blocks,
+                analyzed,
+                findings,
+            } => json!({
+                "status": "done",
+                "blocks": blocks,
+                "analyzedBlocks": analyzed,
+                "findings": findings,
+            }),
+            Self::RateLimited { retry_after_secs } => json!({
+                "status": "rate_limited",
+                "retryAfter": retry_after_secs,
+                "message": self.sentence(),
+            }),
+            Self::Rejected { .. } => json!({ "status": "rejected", "message": self.sentence() }),
+            Self::Unavailable => json!({ "status": "unavailable", "message": self.sentence() }),
+        }
+    }
+
+    /// True when the backend should have answered and did not.
+    pub fn backend_unavailable(&self) -> bool {
+        matches!(self, Self::Unavailable)
+    }
+
+    /// One or more sentences on what became of the code.
+    pub fn sentence(&self) -> String {
+        match self {
+            Self::NoCode => format!(
+                "To have code analyzed, put it in a fenced block tagged with its language \
+                 (```python … ```); the analyzer reads {LANGUAGES}."
+            ),
+            Self::NotAnalyzable { blocks } => format!(
+                "None of the {blocks} code block(s) is tagged with a language the analyzer \
+                 reads ({LANGUAGES}), so nothing was analyzed."
+            ),
+            Self::Done {
+                blocks,
+                analyzed,
+                findings,
+            } => done_sentence(*blocks, *analyzed, findings),
+            Self::RateLimited { retry_after_secs } => format!(
+                "Your analysis budget is spent; code can be analyzed again in \
+                 {retry_after_secs} second(s)."
+            ),
+            Self::Rejected { message } => {
+                format!("The analyzer could not take this code: {message}.")
+            }
+            Self::Unavailable => {
+                "The analysis service is unavailable right now, so the code was not analyzed."
+                    .to_owned()
+            }
+        }
+    }
+}
+
+fn done_sentence(blocks: usize, analyzed: usize, findings: &[Finding]) -> String {
+    let mut text = if findings.is_empty() {
+        format!("The analyzer found no problems in {analyzed} code block(s).")
+    } else {
+        let mut text = format!(
+            "The analyzer found {} problem(s) in {analyzed} code block(s):",
+            findings.len()
+        );
+        for finding in findings {
+            text.push_str("\n- ");
+            text.push_str(&describe(finding));
+        }
+        text
+    };
+    if blocks > analyzed {
+        let left = blocks - analyzed;
+        text.push_str(&format!(
+            "\n{left} block(s) were not analyzed: untagged, in another language, or beyond the \
+             first {MAX_ANALYZED_BLOCKS}."
+        ));
+    }
+    text
+}
+
+/// `block-1.py:2:5 error sensitive-data: message Fix: …`
+pub fn describe(finding: &Finding) -> String {
+    let fix = finding
+        .fix
+        .as_deref()
+        .map(|fix| format!(" Fix: {fix}"))
+        .unwrap_or_default();
+    format!(
+        "{}:{}:{} {} {}: {}{fix}",
+        finding.path,
+        finding.line,
+        finding.column,
+        finding.severity,
+        finding.rule_id,
+        finding.message
+    )
+}

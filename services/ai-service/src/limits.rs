@@ -1,0 +1,94 @@
+//! The ai-service's ceilings, printed at start-up:
+//!
+//! | ceiling      | budget (default)       | keyed per          | paths                  |
+//! |--------------|------------------------|--------------------|------------------------|
+//! | chat         | 60/1m sliding window   | JWT subject digest | `POST /api/chat`       |
+//! | chat backstop| 1200/1m sliding window | the whole service  | `POST /api/chat`       |
+//! | log_analysis | 60/1m token bucket     | client IP digest   | `POST /api/log-analysis` |
+//!
+//! The chat ceilings are the limiter's [`SlidingWindow`] (checked by the chat gate after the
+//! token); the public log analysis is a `RuleTable` group behind the `RateLimit` middleware,
+//! keyed on the client address behind `TRUSTED_PROXIES`. `/health` and `/metrics` match no
+//! rule. Every refusal is the same body, `{"error":"rate_limited",…}` with `Retry-After`.
+
+use crate::config::AiConfig;
+use crate::errors::ApiError;
+use actix_web::ResponseError;
+use limiter::{
+    KeyDigest, Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, RuleTable,
+    SharedClock, SlidingWindow,
+};
+use std::sync::Arc;
+
+/// The group of `POST /api/log-analysis`.
+pub const LOG_ANALYSIS: &str = "log_analysis";
+
+/// The allow-list of what the `RateLimit` middleware meters.
+pub fn rule_table() -> RuleTable {
+    RuleTable::new().rule(&["POST"], "/api/log-analysis", &[LOG_ANALYSIS])
+}
+
+/// The chat window, unless switched off.
+pub fn chat_window(config: &AiConfig, clock: SharedClock) -> Option<Arc<SlidingWindow>> {
+    (!config.rate_limit_disabled).then(|| {
+        Arc::new(SlidingWindow::new(
+            config.chat,
+            config.global,
+            config.max_tracked_keys,
+            clock,
+        ))
+    })
+}
+
+/// The per-address limiter.
+pub fn limiter(
+    config: &AiConfig,
+    metrics: LimiterMetrics,
+    clock: SharedClock,
+) -> Result<Limiter, LimiterError> {
+    let mut builder = Limiter::builder("ai-service")
+        .group(LOG_ANALYSIS, config.log_analysis)
+        .max_tracked_keys(config.max_tracked_keys)
+        .metrics(metrics)
+        .clock(clock);
+    if let Some(url) = &config.redis_url {
+        builder = builder.redis(RedisConfig::new(url.clone()));
+    }
+    builder.build()
+}
+
+/// The middleware: keyed on the client address, refusing in the service's envelope.
+pub fn middleware(
+    limiter: Limiter,
+    config: &AiConfig,
+) -> Result<RateLimit, limiter::http::UnknownGroup> {
+    let proxies = config.trusted_proxies.clone();
+    Ok(RateLimit::new(limiter, rule_table())?
+        .key(move |request, _| {
+            proxies
+                .from_service_request(request)
+                .map(|ip| KeyDigest::of(ip.to_string()))
+        })
+        .refusal(|refused| {
+            ApiError::RateLimited {
+                retry_after: refused.retry_after,
+            }
+            .error_response()
+        }))
+}
+
+/// The start-up summary of every ceiling.
+pub fn describe(config: &AiConfig) -> String {
+    let chat = if config.rate_limit_disabled {
+        "off (RATE_LIMIT_DISABLED=true)".to_owned()
+    } else {
+        format!(
+            "{} per subject, {} in all (sliding windows)",
+            config.chat, config.global
+        )
+    };
+    format!(
+        "POST /api/chat: {chat}\n{}",
+        rule_table().to_string().trim_end()
+    )
+}
