@@ -29,6 +29,10 @@ pub const ENV_ALLOW_TOKENS_WITHOUT_WORKSPACE: &str = "SECURITY_ALLOW_TOKENS_WITH
 pub const ENV_LEGACY_FORBIDDEN_WORDING: &str = "SECURITY_LEGACY_FORBIDDEN_WORDING";
 /// The token other estate services present on `/internal/**`.
 pub const ENV_INTERNAL_TOKEN: &str = "INTERNAL_TOKEN";
+/// Seconds a scan run's lease lasts without renewal (a run whose process died ends then).
+pub const ENV_SCAN_LEASE_SECONDS: &str = "SCAN_LEASE_SECONDS";
+/// The default of `SCAN_LEASE_SECONDS`.
+pub const DEFAULT_SCAN_LEASE_SECONDS: u32 = 30;
 
 /// The public filter's budgets (DESIGN.md §5).
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +99,8 @@ pub struct BackendConfig {
     pub legacy_forbidden_wording: bool,
     /// `INTERNAL_TOKEN` (unset: `/internal/**` refuses everyone).
     pub internal_token: Option<String>,
+    /// `SCAN_LEASE_SECONDS` (default 30).
+    pub scan_lease: Duration,
 }
 
 impl BackendConfig {
@@ -134,6 +140,11 @@ impl BackendConfig {
                 .bool_or(ENV_ALLOW_TOKENS_WITHOUT_WORKSPACE, false)?,
             legacy_forbidden_wording: env.bool_or(ENV_LEGACY_FORBIDDEN_WORDING, false)?,
             internal_token: env.optional(ENV_INTERNAL_TOKEN),
+            scan_lease: Duration::from_secs(u64::from(positive(
+                env,
+                ENV_SCAN_LEASE_SECONDS,
+                DEFAULT_SCAN_LEASE_SECONDS,
+            )?)),
         })
     }
 }

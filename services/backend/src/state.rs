@@ -86,7 +86,7 @@ impl ScanServices {
     /// The services for these settings. Without `ANALYZER_TOKEN` the analyzer refuses every
     /// batch and each scan ends in its terminal `ERROR: analyze: …` frame.
     pub fn new(config: &BackendConfig, store: &Store) -> Self {
-        let runs = Runs::new(store.clone());
+        let runs = Runs::with_lease(store.clone(), config.scan_lease);
         let hub = RunHub::new(runs.clone());
         let token = config.analyzer_token.clone().unwrap_or_default();
         let analyzer =

@@ -2,15 +2,16 @@
 //! findings in all of them, `{"runs":{"total","done","error","running"},"findings":n}`
 //! (`running` counts queued runs too). Never metered.
 //!
-//! The runs repository has no per-workspace listing yet, so this reads every run in
-//! `Space::Runs` and keeps the workspace's: linear in all tenants' runs. A workspace index on
-//! the runs (the domain's to add) would make it linear in the caller's own.
+//! It reads the workspace's run index and only those runs ([`Runs::in_workspace`]), so its
+//! cost grows with the caller's own runs, not every tenant's. A run whose runner died is
+//! counted as the error it is.
+//!
+//! [`Runs::in_workspace`]: crate::scans::runs::Runs::in_workspace
 
 use crate::errors::ApiError;
 use crate::identity::Scoped;
 use crate::scans::runs::{Run, RunStatus};
 use crate::state::AppState;
-use crate::store::Space;
 use actix_web::{HttpResponse, web};
 use serde_json::json;
 
@@ -42,12 +43,8 @@ impl Summary {
 
 async fn summary(scope: Scoped, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let mut summary = Summary::default();
-    for (key, bytes) in state.store.list(Space::Runs, "").await? {
-        match serde_json::from_slice::<Run>(&bytes) {
-            Ok(run) if run.workspace_id == scope.workspace_id => summary.count(&run),
-            Ok(_) => {}
-            Err(error) => log_unreadable(&key, &error),
-        }
+    for run in state.scans.runs.in_workspace(&scope.workspace_id).await? {
+        summary.count(&run);
     }
     Ok(HttpResponse::Ok().json(json!({
         "runs": {
@@ -58,9 +55,4 @@ async fn summary(scope: Scoped, state: web::Data<AppState>) -> Result<HttpRespon
         },
         "findings": summary.findings,
     })))
-}
-
-/// One unreadable record does not hide every other run; it is logged, not counted.
-fn log_unreadable(key: &str, error: &serde_json::Error) {
-    tracing::warn!(key, %error, "stored run unreadable; left out of the summary");
 }

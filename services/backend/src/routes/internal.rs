@@ -52,6 +52,6 @@ async fn get_run(
     require_token(&request, &state)?;
     let missing = || ApiError::from(Resource::Scan.missing());
     let id = Uuid::parse_str(&id).map_err(|_| missing())?;
-    let run = state.scans.runs.get(id).await?.ok_or_else(missing)?;
+    let run = state.scans.runs.read(id).await?.ok_or_else(missing)?;
     Ok(HttpResponse::Ok().json(run))
 }

@@ -1,5 +1,6 @@
 //! `GET /api/v1/runs/{id}`: a scan run as stored (`status`, `frames`, `findings`, …). Never
-//! metered: a client polls it.
+//! metered: a client polls it. A run whose runner died (its lease lapsed) is ended by this
+//! read with `ERROR: <stage>: runner stopped` (see `scans::runs`).
 //!
 //! A run of another workspace answers exactly like one that does not exist, 404
 //! `{"status":"NOT_FOUND","message":"scan not found"}` ([`Denial`] decides, so the legacy
@@ -40,7 +41,7 @@ pub(super) async fn owned_run(
     let Ok(id) = Uuid::parse_str(id) else {
         return Err(missing());
     };
-    let Some(run) = state.scans.runs.get(id).await? else {
+    let Some(run) = state.scans.runs.read(id).await? else {
         return Err(missing());
     };
     if run.workspace_id != workspace {

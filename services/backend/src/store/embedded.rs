@@ -4,6 +4,7 @@
 //! transaction at a time, which is what makes `insert_new`, `take` and `increment` atomic:
 //! each reads and writes inside one write transaction.
 
+mod sets;
 mod transactions;
 
 use super::record::{self, Record};
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use transactions::{
-    is_live, list_live, live_counter, prepare, read, remove, remove_if_expired, write,
+    is_live, list_live, live_counter, prepare, read, read_many, remove, remove_if_expired, write,
 };
 
 /// The file inside `DATA_DIR`.
@@ -172,6 +173,38 @@ impl EmbeddedStore {
             None => Ok(None),
         })
         .await
+    }
+
+    pub(crate) async fn expire(&self, space: Space, key: &str, ttl: Duration) -> StoreResult<bool> {
+        let key = key.to_owned();
+        self.run(move |database| {
+            let now = record::now_ms();
+            write(database, space, |records| {
+                let Some(bytes) = remove(records, &key)? else {
+                    return Ok(false);
+                };
+                let found = Record::decode(&bytes)?;
+                if !found.is_live(now) {
+                    return Ok(false);
+                }
+                let renewed = Record::encode(record::expiry(Some(ttl), now), found.payload);
+                records
+                    .insert(key.as_str(), renewed.as_slice())
+                    .map_err(unavailable)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    pub(crate) async fn get_many(
+        &self,
+        space: Space,
+        keys: &[String],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        let keys = keys.to_vec();
+        self.run(move |database| read_many(database, space, &keys))
+            .await
     }
 
     pub(crate) async fn list(

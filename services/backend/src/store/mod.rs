@@ -23,6 +23,15 @@
 //! in redb (which admits one writer at a time), `SET NX`, `GETDEL` and one Lua script in
 //! Redis. Across spaces or keys there are no transactions.
 //!
+//! # Sets
+//! A set is a named collection of distinct strings inside a space, kept apart from the
+//! space's records (a set and a record may share a name): the index behind a listing that
+//! must not read every record of a space, e.g. the runs of one workspace. Embedded: one redb
+//! multimap table, `sets`, keyed `{space}:{set}`. Redis: a SET under `{prefix}:{space}#set:{set}`
+//! (`#` never occurs in a space name, so no record key and no `list` pattern meets it). Sets
+//! never expire; a member whose record has expired is the reader's to skip (see
+//! [`Store::get_many`]).
+//!
 //! # Failure
 //! Every call returns [`StoreError::Unavailable`] when the store cannot answer, and never
 //! panics or waits long: a Redis round trip is bounded by 500 ms, and the Redis connection is
@@ -148,6 +157,43 @@ impl Store {
     /// The time `key` has left; `None` when there is no such key or it never expires.
     pub async fn ttl(&self, space: Space, key: &str) -> StoreResult<Option<Duration>> {
         dispatch!(self, ttl(space, key))
+    }
+
+    /// Resets the TTL of the live record under `key` to `ttl` from now, leaving its value;
+    /// `false` (and nothing written) when there is no live record. A lease is renewed with it:
+    /// once its record has expired, no renewal brings it back.
+    pub async fn expire(&self, space: Space, key: &str, ttl: Duration) -> StoreResult<bool> {
+        dispatch!(self, expire(space, key, ttl))
+    }
+
+    /// The live values under `keys`, in the same order (`None` for a missing or expired one):
+    /// one read transaction embedded, `MGET`s of at most 200 keys on Redis.
+    pub async fn get_many(
+        &self,
+        space: Space,
+        keys: &[String],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        dispatch!(self, get_many(space, keys))
+    }
+
+    /// Adds `member` to the set `set`; `true` when it was not there yet.
+    pub async fn add_to_set(&self, space: Space, set: &str, member: &str) -> StoreResult<bool> {
+        dispatch!(self, add_to_set(space, set, member))
+    }
+
+    /// Removes `member` from the set `set`; `true` when it was there.
+    pub async fn remove_from_set(
+        &self,
+        space: Space,
+        set: &str,
+        member: &str,
+    ) -> StoreResult<bool> {
+        dispatch!(self, remove_from_set(space, set, member))
+    }
+
+    /// Every member of the set `set`, sorted; empty for a set that does not exist.
+    pub async fn set_members(&self, space: Space, set: &str) -> StoreResult<Vec<String>> {
+        dispatch!(self, set_members(space, set))
     }
 
     /// Every live record whose key starts with `prefix` (taken literally), sorted by key.

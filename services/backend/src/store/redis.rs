@@ -4,6 +4,8 @@
 //! for Redis. Every call is bounded by [`CALL_TIMEOUT`]: a Redis that is down or hung costs a
 //! caller at most that long, as [`StoreError::Unavailable`].
 
+mod sets;
+
 use super::record::ttl_millis;
 use super::{Space, StoreError, StoreResult};
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -137,6 +139,28 @@ impl RedisStore {
             .await?;
         // -2: no such key; -1: no expiry.
         Ok(u64::try_from(millis).ok().map(Duration::from_millis))
+    }
+
+    pub(crate) async fn expire(&self, space: Space, key: &str, ttl: Duration) -> StoreResult<bool> {
+        let mut command = cmd("PEXPIRE");
+        command.arg(self.key(space, key)).arg(ttl_millis(ttl));
+        let renewed: u64 = self.query("expire", &command).await?;
+        Ok(renewed == 1)
+    }
+
+    pub(crate) async fn get_many(
+        &self,
+        space: Space,
+        keys: &[String],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        let mut found = Vec::with_capacity(keys.len());
+        for batch in keys.chunks(BATCH) {
+            let full: Vec<String> = batch.iter().map(|key| self.key(space, key)).collect();
+            let values: Vec<Option<Vec<u8>>> =
+                self.query("get_many", cmd("MGET").arg(full)).await?;
+            found.extend(values);
+        }
+        Ok(found)
     }
 
     pub(crate) async fn list(

@@ -23,11 +23,15 @@ pub enum Space {
     Attempts,
     /// Single-use tokens (magic links, password resets).
     Tokens,
+    /// The leases of running scan runs: present while the process driving the run is alive.
+    RunLeases,
+    /// Mail waiting for SMTP delivery, and the claims of the replicas delivering it.
+    Outbox,
 }
 
 impl Space {
     /// Every space, in declaration order (the embedded store creates one table for each).
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 12] = [
         Self::Users,
         Self::Workspaces,
         Self::Members,
@@ -38,6 +42,8 @@ impl Space {
         Self::Codes,
         Self::Attempts,
         Self::Tokens,
+        Self::RunLeases,
+        Self::Outbox,
     ];
 
     /// The stable name: the redb table name and the Redis key segment. Never change one, or
@@ -54,6 +60,8 @@ impl Space {
             Self::Codes => "codes",
             Self::Attempts => "attempts",
             Self::Tokens => "tokens",
+            Self::RunLeases => "run_leases",
+            Self::Outbox => "outbox",
         }
     }
 }

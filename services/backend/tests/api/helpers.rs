@@ -1,7 +1,7 @@
 //! `TestApp`: the real backend on a free port, with its own data directory and a fake clock.
 
 use actix_web::dev::ServerHandle;
-use backend::store::FaultSwitch;
+use backend::store::{FaultSwitch, Store};
 use backend::{Application, BackendConfig};
 use limiter::FakeClock;
 use platform::MapEnv;
@@ -16,6 +16,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub clock: FakeClock,
     pub faults: FaultSwitch,
+    /// The app's own store (the embedded database admits one handle: this is it).
+    pub store: Store,
     pub data_dir: PathBuf,
     handle: ServerHandle,
     _data: Option<tempfile::TempDir>,
@@ -45,6 +47,7 @@ impl TestApp {
         let app = build_when_free(config, &clock).await;
         let base = format!("http://127.0.0.1:{}", app.port());
         let faults = app.state().store.fault_switch();
+        let store = app.state().store.clone();
         let server = app.into_server();
         let handle = server.handle();
         actix_web::rt::spawn(server);
@@ -54,6 +57,7 @@ impl TestApp {
             client,
             clock,
             faults,
+            store,
             data_dir: data.to_path_buf(),
             handle,
             _data: None,

@@ -9,6 +9,7 @@ mod helpers;
 mod mfa_user;
 mod scans_gatekeeper;
 mod scans_http;
+mod scans_orphans;
 mod scans_support;
 mod shell;
 mod tenancy;

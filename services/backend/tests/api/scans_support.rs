@@ -15,6 +15,7 @@ pub const ANALYZER_TOKEN: &str = "test-analyzer-token-0123456789";
 
 /// A user with a workspace, a project in it, a CI key for it, and a scoped access token.
 pub struct Tenant {
+    pub workspace_id: String,
     pub project_id: String,
     pub token: String,
     pub ci_secret: String,
@@ -128,8 +129,9 @@ async fn tenant(store: &Store, user: &str, name: &str, key: &str) -> Tenant {
         .await
         .expect("the CI key is created");
     Tenant {
-        project_id,
         token: access_token(user, Some(&workspace_id)),
+        workspace_id,
+        project_id,
         ci_secret,
     }
 }

@@ -9,8 +9,10 @@
 //! - [`budget`]: one CREDENTIAL budget across two replicas.
 //! - [`lock`]: the login lock across replicas and across a restart.
 //! - [`codes`]: a code sent by one replica verified on the other.
+//! - [`runs`]: a run driven by a live replica is never ended by another; a dead one's is.
 
 mod budget;
 mod codes;
 mod lock;
+mod runs;
 mod support;

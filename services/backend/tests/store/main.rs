@@ -34,4 +34,5 @@ mod expiry;
 mod failures;
 mod listing;
 mod restart;
+mod sets;
 mod support;

@@ -14,6 +14,12 @@ pub fn error(stage: &str, reason: &str) -> String {
     format!("ERROR: {stage}: {reason}")
 }
 
+/// The stage a `PROGRESS: <stage>: …` frame announces; `None` for any other frame.
+pub fn progress_stage(frame: &str) -> Option<&str> {
+    let (stage, _) = frame.strip_prefix("PROGRESS: ")?.split_once(": ")?;
+    Some(stage)
+}
+
 /// `DONE` or an `ERROR: …` frame: nothing may follow it.
 pub fn is_terminal(frame: &str) -> bool {
     frame == DONE || frame.starts_with("ERROR: ")
@@ -21,7 +27,7 @@ pub fn is_terminal(frame: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{DONE, error, is_terminal, progress};
+    use super::{DONE, error, is_terminal, progress, progress_stage};
 
     #[test]
     fn only_done_and_error_frames_are_terminal() {
@@ -33,5 +39,10 @@ mod tests {
         assert!(is_terminal(DONE));
         assert!(is_terminal(&error("store", "store unavailable")));
         assert!(!is_terminal(&progress("validate", "DONE")));
+        assert_eq!(
+            progress_stage("PROGRESS: analyze: batch 1/2"),
+            Some("analyze")
+        );
+        assert_eq!(progress_stage("DONE"), None);
     }
 }

@@ -6,9 +6,14 @@
 //! exactly once: either in the history it is handed or on its receiver. After the terminal frame the channel's sender is dropped:
 //! receivers get that frame, then `Closed`. The last [`FINISHED_KEPT`] finished runs keep their
 //! history here too (a run whose terminal frame the store refused is still replayed); older
-//! ones, and runs another process drove, are replayed from the store with no receiver.
+//! ones, and runs another process drove, are replayed from the store with no receiver, as a
+//! reader sees them ([`Runs::read`]: a run whose lease lapsed is ended there).
+//!
+//! Before storing a frame, [`RunHub::emit`] renews the run's lease. A lease that has lapsed
+//! means a reader may already have ended the run, so the frame is replaced by that same
+//! ending (`ERROR: <stage>: runner stopped`) and nothing follows it.
 
-use super::{Run, Runs, frames};
+use super::{Run, Runs, frames, lease};
 use crate::store::{StoreError, StoreResult};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -74,21 +79,27 @@ impl RunHub {
                 live: channel.sender.as_ref().map(broadcast::Sender::subscribe),
             }));
         }
-        Ok(self.runs.get(run_id).await?.map(|run| Subscription {
+        Ok(self.runs.read(run_id).await?.map(|run| Subscription {
             frames: run.frames,
             live: None,
         }))
     }
 
-    /// Appends `frame` to `run`, stores the run and broadcasts the frame. A frame after the
-    /// terminal one is dropped (and logged): a run ends exactly once. A store failure is
-    /// logged and the frame still goes out, so a subscriber hears why a run ended even when
-    /// the reason is the store.
+    /// Renews the run's lease, appends `frame` to `run`, stores the run and broadcasts the
+    /// frame. A frame after the terminal one is dropped (and logged): a run ends exactly once.
+    /// A lapsed lease turns the frame into the abandoned ending. A store failure is logged and
+    /// the frame still goes out, so a subscriber hears why a run ended even when the reason is
+    /// the store.
     pub async fn emit(&self, run: &mut Run, frame: String) {
         if run.status.is_terminal() {
             log_after_terminal(run.id, &frame);
             return;
         }
+        let frame = match self.runs.renew_lease(run.id).await {
+            Ok(false) => lease::abandoned_frame(run),
+            // Either renewed, or the store is failing and the save below says so.
+            Ok(true) | Err(_) => frame,
+        };
         run.record(&frame);
         if let Err(error) = self.runs.save(run).await {
             log_unsaved(run.id, &error);

@@ -5,15 +5,30 @@
 //! exactly one terminal frame at the end, `DONE` or `ERROR: <stage>: <reason>` ([`frames`]).
 //! The record is stored under its id in [`Space::Runs`], rewritten with every frame, so
 //! `GET /api/v1/runs/{id}` can answer from any replica and after a restart.
+//!
+//! # The workspace index
+//! Each run's id is also a member of the set named by its workspace id in [`Space::Runs`]
+//! ([`Store::add_to_set`]), written before the record: [`Runs::in_workspace`] reads that set
+//! and then only those records, never every tenant's runs.
+//!
+//! # Leases: a run whose process died still ends
+//! While a run is being driven, a lease record ([`Space::RunLeases`], under the run's id, with
+//! a TTL) says its process is alive ([`lease`]). A reader that finds a run not yet ended and
+//! its lease gone ends it ([`Runs::read`]): it appends `ERROR: <stage>: runner stopped` and
+//! stores the run, so every reader on every replica sees the same terminal frame. A lease
+//! that is gone stays gone (a renewal never recreates it), so the runner, which renews before
+//! storing each frame, stops at its next frame rather than writing over that ending.
 
 pub mod frames;
 mod hub;
+mod lease;
 
 pub use hub::{RunHub, Subscription};
+pub use lease::{DEFAULT_LEASE, LeaseKeeper, RUNNER_STOPPED};
 
 use crate::store::{Space, Store, StoreResult};
 use serde::{Deserialize, Serialize};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use uuid::Uuid;
 
 /// Where a run is.
@@ -77,15 +92,21 @@ impl Run {
 #[derive(Clone, Debug)]
 pub struct Runs {
     store: Store,
+    lease: Duration,
 }
 
 impl Runs {
-    /// Runs kept in `store`.
+    /// Runs kept in `store`, leased for [`DEFAULT_LEASE`].
     pub const fn new(store: Store) -> Self {
-        Self { store }
+        Self::with_lease(store, DEFAULT_LEASE)
     }
 
-    /// A new `Queued` run with no frames, stored before it is returned.
+    /// Runs kept in `store` whose leases last `lease` without renewal.
+    pub const fn with_lease(store: Store, lease: Duration) -> Self {
+        Self { store, lease }
+    }
+
+    /// A new `Queued` run with no frames: indexed under its workspace, leased, then stored.
     pub async fn create(&self, workspace_id: &str, project_id: &str) -> StoreResult<Run> {
         let run = Run {
             id: Uuid::new_v4(),
@@ -96,13 +117,58 @@ impl Runs {
             findings: 0,
             created_at_ms: now_ms(),
         };
+        let id = run.id.to_string();
+        self.store
+            .add_to_set(Space::Runs, workspace_id, &id)
+            .await?;
+        self.take_lease(run.id).await?;
         self.save(&run).await?;
         Ok(run)
     }
 
-    /// The run with `id`, if there is one.
+    /// The run with `id` exactly as stored (the runner's view).
     pub async fn get(&self, id: Uuid) -> StoreResult<Option<Run>> {
         self.store.get_json(Space::Runs, &id.to_string()).await
+    }
+
+    /// The run with `id` as a reader must see it: ended with `ERROR: <stage>: runner stopped`
+    /// when it had not ended and its lease is gone.
+    pub async fn read(&self, id: Uuid) -> StoreResult<Option<Run>> {
+        let Some(run) = self.get(id).await? else {
+            return Ok(None);
+        };
+        if run.status.is_terminal() || self.is_leased(id).await? {
+            return Ok(Some(run));
+        }
+        self.end_abandoned(run).await.map(Some)
+    }
+
+    /// Every run of `workspace`, read as [`Runs::read`] reads one, oldest first. Reads the
+    /// workspace's index and only its runs; an unreadable record is logged and left out.
+    pub async fn in_workspace(&self, workspace: &str) -> StoreResult<Vec<Run>> {
+        let ids = self.store.set_members(Space::Runs, workspace).await?;
+        let records = self.store.get_many(Space::Runs, &ids).await?;
+        let mut runs: Vec<Run> = ids
+            .iter()
+            .zip(records)
+            .filter_map(|(id, bytes)| decode(id, &bytes?))
+            .filter(|run| run.workspace_id == workspace)
+            .collect();
+        let open: Vec<usize> = (0..runs.len())
+            .filter(|&index| !runs[index].status.is_terminal())
+            .collect();
+        let keys: Vec<String> = open
+            .iter()
+            .map(|&index| runs[index].id.to_string())
+            .collect();
+        let leases = self.store.get_many(Space::RunLeases, &keys).await?;
+        for (index, lease) in open.into_iter().zip(leases) {
+            if lease.is_none() {
+                runs[index] = self.end_abandoned(runs[index].clone()).await?;
+            }
+        }
+        runs.sort_by_key(|run| run.created_at_ms);
+        Ok(runs)
     }
 
     /// Writes `run` over its stored copy.
@@ -111,6 +177,18 @@ impl Runs {
             .put_json(Space::Runs, &run.id.to_string(), run, None)
             .await
     }
+}
+
+/// A stored run, or `None` (logged) when its record does not decode.
+fn decode(id: &str, bytes: &[u8]) -> Option<Run> {
+    serde_json::from_slice(bytes)
+        .inspect_err(|error| log_unreadable(id, error))
+        .ok()
+}
+
+/// One unreadable record does not hide every other run.
+fn log_unreadable(id: &str, error: &serde_json::Error) {
+    tracing::warn!(run_id = id, %error, "stored run unreadable; left out");
 }
 
 fn now_ms() -> u64 {

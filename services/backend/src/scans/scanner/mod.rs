@@ -6,6 +6,8 @@
 //! written in one place, [`Scanner::drive`], after the stages return — so no stage can forget
 //! it — and a panic anywhere in them is caught there and ends the run with
 //! `ERROR: internal: scan aborted` (DESIGN.md §5, "A 202 is never the end of the story").
+//! The task keeps the run's lease while it runs; if the whole process dies instead, readers
+//! end the run once the lease lapses (see [`super::runs`]).
 
 mod stages;
 
@@ -107,6 +109,9 @@ impl<C: Analyze> Scanner<C> {
 
     /// Runs the stages and writes the one terminal frame, whatever they did.
     async fn drive(self, mut run: Run, files: Vec<FileInput>) {
+        // Renewed for as long as this task lives; a process that dies takes it along, and
+        // readers end the run once the lease lapses.
+        let _lease = self.runs.keep_leased(run.id);
         let outcome = AssertUnwindSafe(self.stages(&mut run, files))
             .catch_unwind()
             .await;

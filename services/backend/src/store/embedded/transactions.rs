@@ -3,9 +3,15 @@
 use super::super::record::{self, Record};
 use super::super::{Space, StoreError, StoreResult};
 use super::unavailable;
-use redb::{Database, ReadableDatabase, ReadableTable, Table, TableDefinition};
+use redb::{
+    Database, MultimapTableDefinition, ReadableDatabase, ReadableTable, Table, TableDefinition,
+};
 
 type Records<'txn> = Table<'txn, &'static str, &'static [u8]>;
+
+/// Every space's sets, in one multimap table keyed `{space}:{set}`.
+pub(super) const SETS: MultimapTableDefinition<'static, &'static str, &'static str> =
+    MultimapTableDefinition::new("sets");
 
 fn table(space: Space) -> TableDefinition<'static, &'static str, &'static [u8]> {
     TableDefinition::new(space.name())
@@ -15,6 +21,7 @@ fn table(space: Space) -> TableDefinition<'static, &'static str, &'static [u8]> 
 pub(super) fn prepare(database: &Database) -> StoreResult<()> {
     let now = record::now_ms();
     let transaction = database.begin_write().map_err(unavailable)?;
+    transaction.open_multimap_table(SETS).map_err(unavailable)?;
     for space in Space::ALL {
         let mut records = transaction.open_table(table(space)).map_err(unavailable)?;
         records
@@ -44,6 +51,30 @@ pub(super) fn read(database: &Database, space: Space, key: &str) -> StoreResult<
     let records = transaction.open_table(table(space)).map_err(unavailable)?;
     let found = records.get(key).map_err(unavailable)?;
     Ok(found.map(|bytes| bytes.value().to_vec()))
+}
+
+/// The live payloads under `keys`, in order, from one read transaction.
+pub(super) fn read_many(
+    database: &Database,
+    space: Space,
+    keys: &[String],
+) -> StoreResult<Vec<Option<Vec<u8>>>> {
+    let now = record::now_ms();
+    let transaction = database.begin_read().map_err(unavailable)?;
+    let records = transaction.open_table(table(space)).map_err(unavailable)?;
+    let mut found = Vec::with_capacity(keys.len());
+    for key in keys {
+        let bytes = records.get(key.as_str()).map_err(unavailable)?;
+        let live = match bytes {
+            Some(bytes) => {
+                let stored = Record::decode(bytes.value())?;
+                stored.is_live(now).then(|| stored.payload.to_vec())
+            }
+            None => None,
+        };
+        found.push(live);
+    }
+    Ok(found)
 }
 
 fn current(records: &Records<'_>, key: &str) -> StoreResult<Option<Vec<u8>>> {
