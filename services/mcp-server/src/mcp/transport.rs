@@ -33,17 +33,17 @@ pub async fn post(
     let body = match payload.to_bytes_limited(state.max_body_bytes).await {
         Ok(Ok(body)) => body,
         Ok(Err(_)) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "Invalid Request: the body could not be read",
+            );
+        }
+        Err(_) => {
             let message = format!(
                 "Invalid Request: the body is larger than {} bytes",
                 state.max_body_bytes
             );
             return refuse(StatusCode::PAYLOAD_TOO_LARGE, &message);
-        }
-        Err(_) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                "Invalid Request: the body could not be read",
-            );
         }
     };
     let message = match jsonrpc::parse(&body) {

@@ -1,0 +1,13 @@
+//! The MCP server over HTTP: one test binary, the real app on port 0 per test, the real
+//! analyzer and backend started in-process where a tool needs them.
+
+mod access;
+mod estate;
+mod helpers;
+mod jsonrpc;
+mod lifecycle;
+mod limits;
+mod modern;
+mod python_sdk;
+mod skills_installer;
+mod tools;
