@@ -105,14 +105,22 @@ pub fn validate(env: &dyn Env) -> ExitCode {
 /// cloudflared's `ingress rule URL`: "Using rules from …", "Matched rule #i" (from 0) and
 /// the rule, tab-indented; a pool declared under `estate:` adds its origins.
 pub fn rule(env: &dyn Env, url: &str) -> ExitCode {
-    let Ok(uri) = url.parse::<http::Uri>() else {
-        eprintln!("{url} is not a valid URL");
+    let uri = url.parse::<http::Uri>();
+    let Some(host) = uri
+        .as_ref()
+        .ok()
+        .filter(|uri| uri.scheme().is_some())
+        .and_then(http::Uri::host)
+    else {
+        // Go's url.Parse takes `example.com/x` for a path: no host, no scheme.
+        if uri.is_ok() || !url.contains("://") {
+            eprintln!("{url} doesn't have a hostname, consider adding a scheme");
+        } else {
+            eprintln!("{url} is not a valid URL");
+        }
         return ExitCode::FAILURE;
     };
-    let (Some(_), Some(host)) = (uri.scheme(), uri.host()) else {
-        eprintln!("{url} doesn't have a hostname, consider adding a scheme");
-        return ExitCode::FAILURE;
-    };
+    let uri_path = uri.as_ref().map_or("/", http::Uri::path);
     let path = settings::config_path(env);
     println!("Using rules from {}", path.display());
     let config = match IngressConfig::load(&path) {
@@ -122,7 +130,7 @@ pub fn rule(env: &dyn Env, url: &str) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let decoded = percent_encoding::percent_decode_str(uri.path()).decode_utf8_lossy();
+    let decoded = percent_encoding::percent_decode_str(uri_path).decode_utf8_lossy();
     let (index, matched) = config.find(host, &decoded);
     println!("Matched rule #{index}");
     println!("{}", matched.describe());

@@ -5,6 +5,8 @@
 //! - `ingress_request_duration_seconds{rule}`: time to the response head;
 //! - `ingress_origin_connect_failures_total{origin}`: connections that could not be opened;
 //! - `ingress_connect_retry_waits_total`: pauses of a request waiting for an origin to accept;
+//! - `ingress_replays_total{origin}`: idempotent requests sent again after a connection to
+//!   this origin failed under them;
 //! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
 //! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now.
 
@@ -45,6 +47,7 @@ pub struct Metrics {
     requests: Family<RequestLabels, Counter>,
     durations: Family<RuleLabels, Histogram, fn() -> Histogram>,
     connect_failures: Family<OriginLabels, Counter>,
+    replays: Family<OriginLabels, Counter>,
     retry_waits: Counter,
     /// Requests being answered now.
     pub inflight: Gauge,
@@ -64,6 +67,7 @@ impl Metrics {
             requests: Family::default(),
             durations: Family::new_with_constructor(duration_histogram),
             connect_failures: Family::default(),
+            replays: Family::default(),
             retry_waits: Counter::default(),
             inflight: Gauge::default(),
             tunnels: Gauge::default(),
@@ -79,6 +83,8 @@ impl Metrics {
             help,
             metrics.connect_failures.clone(),
         );
+        let help = "Idempotent requests sent again after a connection failed under them";
+        ingress.register("replays", help, metrics.replays.clone());
         let help = "Pauses of a request waiting, within the retry deadline, for an origin";
         ingress.register("connect_retry_waits", help, metrics.retry_waits.clone());
         let help = "Requests being answered now";
@@ -112,6 +118,14 @@ impl Metrics {
             origin: origin.to_owned(),
         };
         self.connect_failures.get_or_create(&labels).inc();
+    }
+
+    /// Counts an idempotent request sent again.
+    pub fn replayed(&self, origin: &str) {
+        let labels = OriginLabels {
+            origin: origin.to_owned(),
+        };
+        self.replays.get_or_create(&labels).inc();
     }
 
     /// Counts a pause before another pass over the origins.

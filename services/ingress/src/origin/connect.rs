@@ -5,7 +5,7 @@
 //! retry safe for every method.
 
 use crate::config::OriginRequest;
-use hyper::body::Incoming;
+use crate::proxy::UpstreamBody;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use std::io;
@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::net::TcpStream;
 
 /// The sending half of one origin connection; proxied bodies stream through unbuffered.
-pub type Sender = http1::SendRequest<Incoming>;
+pub type Sender = http1::SendRequest<UpstreamBody>;
 
 /// Connects to `dial` (`host:port`, resolved on every call so a DNS name with several
 /// replicas spreads), within `timeout`.

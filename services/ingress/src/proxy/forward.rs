@@ -1,17 +1,20 @@
 //! Getting a request to an origin of its pool: round-robin over the origins that are up,
 //! then the others; an idle keep-alive connection first, a new one otherwise.
 //!
-//! Retrying is safe only while nothing of the request has been written, for any method:
-//! a connection that could not be opened (refused, timed out, no route, no such name), or a
+//! Retrying is safe for any method while nothing of the request has been written: a
+//! connection that could not be opened (refused, timed out, no route, no such name), or a
 //! kept connection that hyper found closed before it wrote the request (hyper hands the
-//! request back). Until `estate.connectRetryDeadline` has passed, a request whose every
-//! origin failed that way pauses and tries again. Once any byte has been written, a failure
-//! is a 502: the origin may have acted on it.
+//! request back). Once bytes have been written, only a [`Replay`] (idempotent, no body) is
+//! sent again; anything else is a 502, because the origin may have acted on it. Until
+//! `estate.connectRetryDeadline` has passed, a request whose every origin failed that way
+//! pauses and tries again. An origin that failed a request is offered last for a while.
 
 use crate::config::OriginRequest;
 use crate::metrics::Metrics;
 use crate::origin::{self, Origin, Pool, Sender};
+use crate::proxy::replay::{Replay, UpstreamBody};
 use http::{Request, Response};
+use http_body_util::Either;
 use hyper::body::Incoming;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,7 +47,7 @@ pub enum Failure {
 /// What one try on one origin came to.
 enum Attempt {
     Answered(Reply),
-    NotSent(Request<Incoming>),
+    NotSent(Request<UpstreamBody>),
     Broken(hyper::Error),
 }
 
@@ -54,8 +57,10 @@ pub async fn send(
     settings: &OriginRequest,
     deadline: Duration,
     metrics: &Metrics,
-    mut request: Request<Incoming>,
+    request: Request<Incoming>,
 ) -> Result<Reply, Failure> {
+    let replay = Replay::of(&request);
+    let mut request = request.map(Either::Left);
     let give_up = Instant::now() + deadline;
     let mut pause = FIRST_PAUSE;
     let mut timeout = settings.connect_timeout;
@@ -63,11 +68,19 @@ pub async fn send(
         for origin in pool.candidates() {
             match attempt(&origin, settings, timeout, request).await {
                 Attempt::Answered(reply) => return Ok(reply),
-                Attempt::Broken(error) => return Err(Failure::Broken(error)),
                 Attempt::NotSent(back) => {
                     origin.mark_refused(pool.cooldown());
                     metrics.connect_failed(origin.dial());
                     request = back;
+                }
+                Attempt::Broken(error) => {
+                    let Some(replay) = &replay else {
+                        return Err(Failure::Broken(error));
+                    };
+                    origin.mark_refused(pool.cooldown());
+                    metrics.replayed(origin.dial());
+                    log_replayed(origin.dial(), &error);
+                    request = replay.request();
                 }
             }
         }
@@ -90,7 +103,7 @@ async fn attempt(
     origin: &Arc<Origin>,
     settings: &OriginRequest,
     timeout: Duration,
-    mut request: Request<Incoming>,
+    mut request: Request<UpstreamBody>,
 ) -> Attempt {
     if let Some(sender) = origin.take_idle(settings.keep_alive_timeout) {
         match on(sender, origin, request).await {
@@ -107,7 +120,7 @@ async fn attempt(
     }
 }
 
-async fn on(mut sender: Sender, origin: &Arc<Origin>, request: Request<Incoming>) -> Attempt {
+async fn on(mut sender: Sender, origin: &Arc<Origin>, request: Request<UpstreamBody>) -> Attempt {
     match sender.try_send_request(request).await {
         Ok(response) => Attempt::Answered(Reply {
             response,
@@ -119,6 +132,10 @@ async fn on(mut sender: Sender, origin: &Arc<Origin>, request: Request<Incoming>
             None => Attempt::Broken(error.into_error()),
         },
     }
+}
+
+fn log_replayed(origin: &str, error: &hyper::Error) {
+    tracing::info!(origin, %error, "connection failed under an idempotent request; sending it again");
 }
 
 fn log_unreachable(origin: &str, error: &std::io::Error) {

@@ -6,10 +6,12 @@
 
 mod forward;
 mod headers;
+mod replay;
 mod respond;
 mod tunnel;
 
 pub use headers::{HSTS, X_FORWARDED_FOR, X_FORWARDED_HOST, X_FORWARDED_PROTO};
+pub use replay::UpstreamBody;
 pub use respond::{BAD_GATEWAY_BODY, BAD_GATEWAY_CONTENT_TYPE, ProxyBody};
 
 use crate::config::{IngressConfig, OriginRequest, Service};

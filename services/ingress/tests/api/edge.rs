@@ -1,0 +1,114 @@
+//! What the ingress answers itself, as the edge did in the seed: the 502 for an origin that
+//! is not there (whole body `error code: 502`, no CORS headers, whatever the `Origin`),
+//! `http_status:NNN` rules, and HSTS on every answer unless switched off.
+
+use crate::origins::Origin;
+use crate::process::Ingress;
+use std::collections::BTreeSet;
+
+/// A port nobody listens on.
+fn dead_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+fn names(response: &reqwest::Response) -> BTreeSet<String> {
+    response
+        .headers()
+        .keys()
+        .map(|name| name.as_str().to_owned())
+        .collect()
+}
+
+#[actix_web::test]
+async fn an_unreachable_origin_is_the_edge_502_and_nothing_else() {
+    let dead = dead_port();
+    let ingress = Ingress::start(&format!(
+        "ingress:\n  - hostname: api.localhost\n    service: http://127.0.0.1:{dead}\n  - service: http_status:404\n"
+    ));
+    let client = crate::client();
+    for method in [
+        reqwest::Method::GET,
+        reqwest::Method::POST,
+        reqwest::Method::OPTIONS,
+    ] {
+        let response = client
+            .request(method.clone(), ingress.url("/api/v1/auth/login"))
+            .header("host", "api.localhost")
+            .header("origin", "http://localhost:3000")
+            .header("access-control-request-method", "POST")
+            .body("{}")
+            .send()
+            .await
+            .expect("the ingress answers");
+        assert_eq!(response.status().as_u16(), 502, "{method}");
+        let expected: BTreeSet<String> = [
+            "content-length",
+            "content-type",
+            "date",
+            "strict-transport-security",
+        ]
+        .map(str::to_owned)
+        .into();
+        assert_eq!(
+            names(&response),
+            expected,
+            "{method}: no access-control-* or anything else"
+        );
+        let header = |name: &str| response.headers()[name].to_str().expect("ascii").to_owned();
+        assert_eq!(header("content-type"), "text/plain; charset=UTF-8");
+        assert_eq!(header("content-length"), "15");
+        assert_eq!(
+            header("strict-transport-security"),
+            "max-age=31536000; includeSubDomains"
+        );
+        assert_eq!(response.text().await.expect("body"), "error code: 502");
+    }
+}
+
+#[actix_web::test]
+async fn status_rules_answer_here_with_an_empty_body_and_hsts() {
+    let ingress = Ingress::start(
+        "ingress:\n  - hostname: gone.localhost\n    service: http_status:410\n  - service: http_status:404\n",
+    );
+    let client = crate::client();
+    for (host, status) in [("gone.localhost", 410), ("anything.test", 404)] {
+        let response = client
+            .get(ingress.url("/x"))
+            .header("host", host)
+            .send()
+            .await
+            .expect("the ingress answers");
+        assert_eq!(response.status().as_u16(), status);
+        assert_eq!(
+            response.headers()["strict-transport-security"],
+            "max-age=31536000; includeSubDomains"
+        );
+        assert_eq!(response.headers()["content-length"], "0");
+        assert_eq!(response.text().await.expect("body"), "");
+    }
+}
+
+#[actix_web::test]
+async fn hsts_can_be_switched_off() {
+    let origin = Origin::start("plain");
+    let ingress = Ingress::start(&format!(
+        "ingress:\n  - service: {}\nestate:\n  edgeHeaders:\n    hsts: false\n",
+        origin.url()
+    ));
+    let response = crate::client()
+        .get(ingress.url("/echo"))
+        .send()
+        .await
+        .expect("the ingress answers");
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(
+        response
+            .headers()
+            .get("strict-transport-security")
+            .is_none()
+    );
+}

@@ -1,0 +1,22 @@
+//! The ingress from outside: the real `ingress` binary, spawned per test on port 0 with a
+//! generated ingress file, in front of small actix origins started in the test.
+
+mod admin;
+mod edge;
+mod headers;
+mod origins;
+mod process;
+mod restart;
+mod rolling;
+mod rules;
+mod streaming;
+mod validate;
+mod websocket;
+
+/// A client that never pools across tests and never follows redirects.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("a client")
+}

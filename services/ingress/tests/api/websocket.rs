@@ -1,0 +1,84 @@
+//! A WebSocket through the ingress: the upgrade reaches the origin, `101` comes back, and
+//! frames flow both ways until the close, on a tunnel the metrics count.
+
+use crate::origins::Origin;
+use crate::process::Ingress;
+use actix_web::http::header;
+use awc::ws;
+use futures_util::{SinkExt, StreamExt};
+
+#[actix_web::test]
+async fn frames_are_echoed_through_the_tunnel() {
+    let origin = Origin::start("ws");
+    let ingress = Ingress::start(&format!(
+        "ingress:\n  - hostname: mcp.localhost\n    service: {}\n  - service: http_status:404\n",
+        origin.url()
+    ));
+    let (response, mut socket) = awc::Client::new()
+        .ws(ingress.url("/ws"))
+        .set_header(header::HOST, "mcp.localhost")
+        .connect()
+        .await
+        .expect("the upgrade goes through");
+    assert_eq!(response.status().as_u16(), 101);
+    assert_eq!(
+        response
+            .headers()
+            .get("strict-transport-security")
+            .expect("HSTS on the 101"),
+        "max-age=31536000; includeSubDomains"
+    );
+    for text in ["hello", "second frame"] {
+        socket
+            .send(ws::Message::Text(text.into()))
+            .await
+            .expect("sent");
+        match socket.next().await {
+            Some(Ok(ws::Frame::Text(bytes))) => assert_eq!(bytes, format!("echo: {text}")),
+            other => panic!("expected a text frame, got {other:?}"),
+        }
+    }
+    socket
+        .send(ws::Message::Binary(vec![0, 1, 2, 255].into()))
+        .await
+        .expect("sent");
+    match socket.next().await {
+        Some(Ok(ws::Frame::Binary(bytes))) => assert_eq!(&bytes[..], [0, 1, 2, 255]),
+        other => panic!("expected a binary frame, got {other:?}"),
+    }
+    let metrics = crate::client()
+        .get(ingress.admin_url("/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert!(metrics.contains("ingress_websocket_tunnels 1"), "{metrics}");
+    socket
+        .send(ws::Message::Close(Some(ws::CloseCode::Normal.into())))
+        .await
+        .expect("close sent");
+    match socket.next().await {
+        Some(Ok(ws::Frame::Close(reason))) => {
+            assert_eq!(
+                reason.map(|reason| reason.code),
+                Some(ws::CloseCode::Normal)
+            );
+        }
+        other => panic!("expected the close, got {other:?}"),
+    }
+}
+
+#[actix_web::test]
+async fn an_upgrade_to_a_dead_origin_is_the_502() {
+    let ingress = Ingress::start("ingress:\n  - service: http://127.0.0.1:9\n");
+    let answer = awc::Client::new().ws(ingress.url("/ws")).connect().await;
+    match answer {
+        Err(awc::error::WsClientError::InvalidResponseStatus(status)) => {
+            assert_eq!(status.as_u16(), 502);
+        }
+        Err(other) => panic!("expected the 502, got {other:?}"),
+        Ok(_) => panic!("an upgrade to a dead origin succeeded"),
+    }
+}
