@@ -42,8 +42,18 @@ pub struct ServiceMetrics {
 }
 
 impl ServiceMetrics {
-    /// Adds the counters to the service's registry.
+    /// Adds the counters to the service's registry; the window's outcomes and the providers
+    /// show from the start, at 0, so a dashboard sees the series before the first chat.
     pub fn register(&self, registry: &mut Registry) {
+        for outcome in ["allowed", "refused"] {
+            self.window
+                .get_or_create(&vec![("outcome", outcome)])
+                .inc_by(0);
+        }
+        for provider in [llm::Provider::Local, llm::Provider::OpenAiCompatible] {
+            let labels = vec![("provider", provider_name(provider))];
+            self.answers.get_or_create(&labels).inc_by(0);
+        }
         registry.register(
             "ai_chat_window_decisions",
             "Chat window decisions (per-subject window and global backstop together)",

@@ -49,15 +49,16 @@ impl Level {
 
     /// A level field's value in structured logs: a word, or one letter (`E`, `W`).
     pub fn from_field(value: &str) -> Option<Self> {
-        Self::from_word(value).or_else(|| match value {
-            "T" | "t" => Some(Self::Trace),
-            "D" | "d" => Some(Self::Debug),
-            "I" | "i" => Some(Self::Info),
-            "W" | "w" => Some(Self::Warn),
-            "E" | "e" => Some(Self::Error),
-            "F" | "f" | "C" | "c" => Some(Self::Fatal),
-            _ => None,
-        })
+        let letter = match value {
+            "T" | "t" => Self::Trace,
+            "D" | "d" => Self::Debug,
+            "I" | "i" => Self::Info,
+            "W" | "w" => Self::Warn,
+            "E" | "e" => Self::Error,
+            "F" | "f" | "C" | "c" => Self::Fatal,
+            _ => return Self::from_word(value),
+        };
+        Some(letter)
     }
 
     /// bunyan's and pino's numeric levels (10 trace … 60 fatal).

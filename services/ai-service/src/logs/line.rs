@@ -61,15 +61,13 @@ pub struct Entry {
 /// Reads one line (never blank: the caller skips those).
 pub fn parse(line: &str) -> Entry {
     let trimmed = line.trim();
-    if trimmed.starts_with('{') {
-        if let Ok(object) = serde_json::from_str::<Map<String, Value>>(trimmed) {
-            return json_entry(&object, trimmed);
-        }
+    if trimmed.starts_with('{')
+        && let Ok(object) = serde_json::from_str::<Map<String, Value>>(trimmed)
+    {
+        return json_entry(&object, trimmed);
     }
-    if let Some(pairs) = logfmt_pairs(trimmed) {
-        if let Some(entry) = logfmt_entry(&pairs) {
-            return entry;
-        }
+    if let Some(entry) = logfmt_pairs(trimmed).and_then(|pairs| logfmt_entry(&pairs)) {
+        return entry;
     }
     plain_entry(trimmed)
 }
@@ -224,6 +222,7 @@ fn failure_marker(line: &str) -> Option<Level> {
         Some(Level::Fatal)
     } else if line.starts_with("Exception in thread")
         || line.starts_with("Traceback (most recent call last)")
+        || is_exception_tail(line)
     {
         Some(Level::Error)
     } else {

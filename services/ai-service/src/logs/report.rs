@@ -84,10 +84,18 @@ struct Tally {
     first_failure: Option<Failure>,
 }
 
+/// An entry read but not yet counted: the lines after it may still name its cause.
+struct Pending {
+    line_number: usize,
+    text: String,
+    entry: Entry,
+    has_cause: bool,
+}
+
 /// Reads the whole log.
 pub fn analyze(log: &str) -> Report {
     let mut tally = Tally::default();
-    let mut in_entry = false;
+    let mut pending: Option<Pending> = None;
     let mut after_continuation = false;
     for (index, text) in log.lines().enumerate() {
         tally.lines += 1;
@@ -95,23 +103,61 @@ pub fn analyze(log: &str) -> Report {
             after_continuation = false;
             continue;
         }
-        if in_entry && line::is_continuation(text) {
+        if pending.is_some() && line::is_continuation(text) {
             after_continuation = true;
             continue;
         }
-        let entry = line::parse(text);
-        if after_continuation && entry.level.is_none() && line::is_exception_tail(text) {
+        if let Some(failure) = pending.as_mut().filter(|p| p.is_failure())
+            && line::is_exception_tail(text)
+        {
+            failure.add_cause(text);
+            after_continuation = true;
+            continue;
+        }
+        if after_continuation && line::is_exception_tail(text) {
             continue;
         }
         after_continuation = false;
-        in_entry = true;
-        tally.record(index + 1, text, entry);
+        let entry = line::parse(text);
+        let next = Pending {
+            line_number: index + 1,
+            text: text.to_owned(),
+            entry,
+            has_cause: false,
+        };
+        if let Some(done) = pending.replace(next) {
+            tally.record(done);
+        }
+    }
+    if let Some(done) = pending {
+        tally.record(done);
     }
     tally.report()
 }
 
+impl Pending {
+    fn is_failure(&self) -> bool {
+        self.entry.level.is_some_and(Level::is_failure)
+    }
+
+    /// The first exception line after a failure (Java prints it first, Python last) says
+    /// what failed: it joins the message, so different causes group apart.
+    fn add_cause(&mut self, text: &str) {
+        if !self.has_cause {
+            self.entry.message = format!("{}: {}", self.entry.message, text.trim());
+            self.has_cause = true;
+        }
+    }
+}
+
 impl Tally {
-    fn record(&mut self, line_number: usize, text: &str, entry: Entry) {
+    fn record(&mut self, pending: Pending) {
+        let Pending {
+            line_number,
+            text,
+            entry,
+            ..
+        } = pending;
         self.entries += 1;
         match entry.format {
             Format::Json => self.formats.json += 1,

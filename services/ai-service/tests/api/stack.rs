@@ -1,0 +1,51 @@
+//! The real estate behind a chat turn, in-process: the analyzer, and the backend (embedded
+//! store in a temporary directory, the same JWT secret) whose EXPENSIVE endpoints the
+//! ai-service calls with each user's own bearer.
+
+use crate::helpers::SECRET;
+use limiter::FakeClock;
+use platform::MapEnv;
+use std::sync::Arc;
+
+const ANALYZER_TOKEN: &str = "test-analyzer-token-0123456789";
+
+/// A running backend; its data directory lives as long as this does.
+pub struct Backend {
+    pub base: String,
+    _data: tempfile::TempDir,
+}
+
+/// The real analyzer on a free port; its base URL.
+pub fn spawn_analyzer() -> String {
+    let env: MapEnv = [("ANALYZER_TOKEN", ANALYZER_TOKEN), ("PORT", "0")]
+        .into_iter()
+        .collect();
+    let config = analyzer::AnalyzerConfig::from_env(&env).expect("test settings are valid");
+    let app = analyzer::Application::build(config).expect("the analyzer builds");
+    let base = format!("http://127.0.0.1:{}", app.port());
+    actix_web::rt::spawn(app.into_server());
+    base
+}
+
+/// The real backend in front of a real analyzer, with `overrides`, on a frozen clock (so an
+/// EXPENSIVE budget of `n/1h` refuses the `n+1`-th call with an exact wait).
+pub fn spawn_backend(overrides: &[(&str, &str)]) -> Backend {
+    let data = tempfile::tempdir().expect("a temporary data directory");
+    let data_dir = data.path().to_string_lossy().into_owned();
+    let analyzer = spawn_analyzer();
+    let mut settings = vec![
+        ("SECURITY_JWT_SECRET_KEY", SECRET),
+        ("PORT", "0"),
+        ("DATA_DIR", data_dir.as_str()),
+        ("ANALYZER_URL", analyzer.as_str()),
+        ("ANALYZER_TOKEN", ANALYZER_TOKEN),
+    ];
+    settings.extend_from_slice(overrides);
+    let env: MapEnv = settings.into_iter().collect();
+    let config = backend::BackendConfig::from_env(&env).expect("test settings are valid");
+    let app = backend::Application::build_with_clock(config, Arc::new(FakeClock::new()))
+        .expect("the backend builds");
+    let base = format!("http://127.0.0.1:{}", app.port());
+    actix_web::rt::spawn(app.into_server());
+    Backend { base, _data: data }
+}
