@@ -219,3 +219,28 @@ async fn other_paths_answer_in_the_service_envelope() {
         (200, r#"{"status":"UP"}"#)
     );
 }
+
+#[actix_web::test]
+async fn bytes_that_are_not_json_text_are_a_parse_error_not_a_500() {
+    let app = TestApp::spawn(&[]).await;
+    let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+    let bodies: [Vec<u8>; 3] = [
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}".to_vec(),
+        deep.into_bytes(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"id\":1e999}".to_vec(),
+    ];
+    for body in bodies {
+        let request = app
+            .client
+            .post(app.url("/mcp"))
+            .header("content-type", "application/json")
+            .body(body.clone());
+        let answer = crate::helpers::answer(request).await;
+        assert_eq!(
+            (answer.status, answer.body.as_str()),
+            (400, PARSE),
+            "{}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+}
