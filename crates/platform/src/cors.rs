@@ -56,6 +56,7 @@ const NOT_AN_ORIGIN: &str = "comma-separated origins written scheme://host[:port
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorsConfig {
     origins: Vec<String>,
+    extra_headers: Vec<&'static str>,
 }
 
 impl CorsConfig {
@@ -73,7 +74,18 @@ impl CorsConfig {
                 name: ENV_CORS_ALLOWED_ORIGINS,
                 expected: expected.to_owned(),
             })?;
-        Ok(Self { origins })
+        Ok(Self {
+            origins,
+            extra_headers: Vec::new(),
+        })
+    }
+
+    /// Also lets cross-origin callers send these request headers, beyond [`ALLOWED_HEADERS`]
+    /// (a protocol's own headers, such as MCP's `mcp-protocol-version`).
+    #[must_use]
+    pub fn with_request_headers(mut self, headers: &[&'static str]) -> Self {
+        self.extra_headers.extend_from_slice(headers);
+        self
     }
 
     /// The allowed origins, in the order configured.
@@ -88,7 +100,7 @@ impl CorsConfig {
             .iter()
             .fold(Cors::default(), |cors, origin| cors.allowed_origin(origin))
             .allowed_methods(ALLOWED_METHODS)
-            .allowed_headers(ALLOWED_HEADERS)
+            .allowed_headers(ALLOWED_HEADERS.iter().chain(&self.extra_headers).copied())
             .expose_headers(EXPOSED_HEADERS)
             .supports_credentials()
             .max_age(MAX_AGE_SECS);

@@ -11,7 +11,7 @@ use crate::metrics::ToolMetrics;
 use crate::public_url::PublicUrl;
 use crate::state::AppState;
 use crate::upstream::Upstream;
-use crate::{identity, limits, origin, routes, skills};
+use crate::{identity, limits, mcp, origin, routes, skills};
 use actix_web::dev::Server;
 use actix_web::middleware::{Condition, from_fn};
 use actix_web::{App, HttpServer, web};
@@ -70,7 +70,8 @@ impl Application {
             tool_metrics,
             registry: Arc::new(registry),
         };
-        let (enabled, cors) = (config.rate_limit_enabled, config.cors.clone());
+        let enabled = config.rate_limit_enabled;
+        let cors = config.cors.clone().with_request_headers(&mcp::REQUEST_HEADERS);
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(web::Data::new(state.clone()))

@@ -116,3 +116,24 @@ async fn a_valid_access_token_is_served() {
         (200, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)
     );
 }
+
+#[actix_web::test]
+async fn a_browser_preflight_may_send_the_protocol_headers() {
+    let app = TestApp::spawn(&[("CORS_ALLOWED_ORIGINS", "https://agent.example.com")]).await;
+    let preflight = crate::helpers::answer(
+        reqwest::Client::new()
+            .request(reqwest::Method::OPTIONS, app.url("/mcp"))
+            .header("origin", "https://agent.example.com")
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "content-type,mcp-protocol-version,mcp-method,mcp-name",
+            ),
+    )
+    .await;
+    assert_eq!(preflight.status, 200, "{}", preflight.body);
+    let allowed = preflight
+        .header("access-control-allow-headers")
+        .expect("allow-headers on an accepted preflight");
+    assert!(allowed.contains("mcp-protocol-version"), "{allowed}");
+}
