@@ -71,7 +71,10 @@ impl Application {
             registry: Arc::new(registry),
         };
         let enabled = config.rate_limit_enabled;
-        let cors = config.cors.clone().with_request_headers(&mcp::REQUEST_HEADERS);
+        let cors = config
+            .cors
+            .clone()
+            .with_request_headers(&mcp::REQUEST_HEADERS);
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(web::Data::new(state.clone()))

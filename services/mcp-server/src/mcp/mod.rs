@@ -27,8 +27,12 @@ pub const MCP_PATH: &str = "/mcp";
 /// The header naming the protocol revision of a request.
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 /// The protocol's own request headers a browser client sends (allowed by the CORS layer).
-pub const REQUEST_HEADERS: [&str; 4] =
-    [PROTOCOL_VERSION_HEADER, "mcp-method", "mcp-name", "mcp-session-id"];
+pub const REQUEST_HEADERS: [&str; 4] = [
+    PROTOCOL_VERSION_HEADER,
+    "mcp-method",
+    "mcp-name",
+    "mcp-session-id",
+];
 /// Revisions reached through the `initialize` handshake, oldest first.
 pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 /// Stateless revisions (per-request envelope, `server/discover`).
