@@ -15,7 +15,8 @@ Usage: $0 [--help]
 Runs, in order, stopping at the first failure:
   1. scripts/gates.sh        fmt, file size, lint suppressions, crate docs, clippy
   2. the Redis image         scripts/offline-images.sh builds $DEFAULT_REDIS_IMAGE if missing
-  3. cargo test --workspace  unit, integration (Redis through testcontainers) and doc tests
+  3. the MCP test client     scripts/install-mcp-client.sh makes the official Python SDK's venv
+  4. cargo test --workspace  unit, integration (Redis through testcontainers) and doc tests
 
 Without a Docker engine the Redis-backed tests are skipped (ESTATE_SKIP_DOCKER=1 is exported)
 with a warning; under CI=true that is an error instead.
@@ -35,7 +36,7 @@ case "${1:-}" in
     *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
 esac
 
-step() { echo "==> [$1/3] $2" >&2; }
+step() { echo "==> [$1/4] $2" >&2; }
 warn() { echo "test.sh: WARNING: $*" >&2; }
 die() { echo "test.sh: ERROR: $*" >&2; exit 1; }
 image_present() { docker image inspect "$1" >/dev/null 2>&1; }
@@ -76,7 +77,10 @@ step 2 "Redis image for the integration tests ($REDIS_IMAGE)"
 prepare_redis
 export REDIS_IMAGE
 
-step 3 "$CARGO test --workspace"
+step 3 "MCP test client venv (scripts/install-mcp-client.sh)"
+scripts/install-mcp-client.sh
+
+step 4 "$CARGO test --workspace"
 "$CARGO" test --workspace
 
 echo "test.sh: all steps passed in ${SECONDS}s" >&2
