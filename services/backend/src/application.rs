@@ -5,6 +5,7 @@
 //! envelope), the recipient reader (the per-recipient ceiling's key is in the body), the
 //! limiter (both filters' groups), then the routes.
 
+use crate::auth::outbox::{MailQueue, Outbox, OutboxMetrics};
 use crate::config::BackendConfig;
 use crate::envelope::internal_error;
 use crate::errors::ApiError;
@@ -18,6 +19,29 @@ use limiter::{LimiterMetrics, SharedClock};
 use platform::{Rejection, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
+
+/// The file under `DATA_DIR`, or with `SMTP_URL` the SMTP queue, its delivery task started
+/// and its counters registered.
+fn outbox(
+    config: &BackendConfig,
+    store: &Store,
+    registry: &mut Registry,
+) -> Result<Outbox, lettre::transport::smtp::Error> {
+    let outbox = match &config.mail.smtp {
+        Some(smtp) => {
+            let metrics = OutboxMetrics::default();
+            metrics.register(registry);
+            let queue = MailQueue::new(store.clone(), smtp, metrics)?;
+            queue.start();
+            Outbox::smtp(queue)
+        }
+        None => Outbox::file(config.data_dir.join(OUTBOX_FILE)),
+    };
+    Ok(outbox.with_link_base(config.mail.link_base.clone()))
+}
+
+/// The outbox file's name inside `DATA_DIR`.
+pub const OUTBOX_FILE: &str = "outbox.jsonl";
 
 /// A bound, not yet running backend.
 pub struct Application {
@@ -52,7 +76,8 @@ impl Application {
         let cors = config.cors.clone();
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let port = listener.local_addr().map_err(|e| fail(&e))?.port();
-        let auth = AuthServices::new(&config, &store);
+        let outbox = outbox(&config, &store, &mut registry).map_err(|e| fail(&e))?;
+        let auth = AuthServices::new(&config, &store, outbox);
         let tenancy = TenancyServices::new(&config, &store);
         let scans = ScanServices::new(&config, &store);
         let config = Arc::new(config);

@@ -1,5 +1,9 @@
 //! The backend's settings, read once from the environment (every variable in docs/config.md).
 
+mod mail;
+
+pub use mail::{ENV_MAIL_LINK_BASE_URL, ENV_SMTP_FROM, ENV_SMTP_URL, MailConfig, SmtpConfig};
+
 use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
 use platform::{ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, TrustedProxies};
 use std::path::PathBuf;
@@ -101,6 +105,8 @@ pub struct BackendConfig {
     pub internal_token: Option<String>,
     /// `SCAN_LEASE_SECONDS` (default 30).
     pub scan_lease: Duration,
+    /// `SMTP_URL`, `SMTP_FROM`, `MAIL_LINK_BASE_URL`.
+    pub mail: MailConfig,
 }
 
 impl BackendConfig {
@@ -145,6 +151,7 @@ impl BackendConfig {
                 ENV_SCAN_LEASE_SECONDS,
                 DEFAULT_SCAN_LEASE_SECONDS,
             )?)),
+            mail: MailConfig::from_env(env)?,
         })
     }
 }

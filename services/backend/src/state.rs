@@ -120,8 +120,8 @@ pub struct AuthServices {
 pub const OTP_TTL: Duration = Duration::from_secs(10 * 60);
 
 impl AuthServices {
-    /// The services for these settings.
-    pub fn new(config: &BackendConfig, store: &Store) -> Self {
+    /// The services for these settings, mailing through `outbox`.
+    pub fn new(config: &BackendConfig, store: &Store, outbox: Outbox) -> Self {
         Self {
             users: Users::new(store.clone()),
             attempts: LoginAttempts::new(store.clone(), config.login_max_attempts, config.lock),
@@ -132,7 +132,7 @@ impl AuthServices {
                 OTP_TTL,
             ),
             tokens: SingleUseTokens::new(store.clone()),
-            outbox: Outbox::new(config.data_dir.join("outbox.jsonl")),
+            outbox,
         }
     }
 }

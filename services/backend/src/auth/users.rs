@@ -5,9 +5,8 @@
 //! one of them (last write wins), which the flows that update (verify, reset, MFA) tolerate.
 
 use super::{AuthError, email};
-use crate::store::{Space, Store, StoreError};
+use crate::store::{Space, Store, StoreError, now_ms};
 use serde::{Deserialize, Serialize};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// One account.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,12 +158,4 @@ fn email_key(normalised: &str) -> String {
 
 fn id_key(id: &str) -> String {
     format!("id:{id}")
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-        })
 }

@@ -2,7 +2,7 @@
 //!
 //! | path (under /api/v1)                                        | groups                               |
 //! |-------------------------------------------------------------|--------------------------------------|
-//! | auth/signup, pre-register, resend-otp, forgot-password, mfa/send-otp | email + email_recipient + auth_email |
+//! | auth/signup, pre-register, resend-otp, forgot-password, magic-link, mfa/send-otp | email + email_recipient + auth_email |
 //! | user/password/**                                            | email + email_recipient              |
 //! | auth/login, auth/reset-password/**                          | credential + auth_credential         |
 //! | auth/verify-otp, auth/verify-magic, auth/mfa/verify         | credential + auth_one_time_code      |
@@ -35,11 +35,12 @@ pub const AUTH_EMAIL: &str = "auth_email";
 /// Auth filter: every other POST under /auth.
 pub const AUTH_BACKSTOP: &str = "auth_backstop";
 
-const AUTH_EMAIL_PATHS: [&str; 5] = [
+const AUTH_EMAIL_PATHS: [&str; 6] = [
     "signup",
     "pre-register",
     "resend-otp",
     "forgot-password",
+    "magic-link",
     "mfa/send-otp",
 ];
 const ONE_TIME_CODE_PATHS: [&str; 3] = ["verify-otp", "verify-magic", "mfa/verify"];

@@ -50,6 +50,7 @@ mod space;
 
 pub use error::{StoreError, StoreResult};
 pub use fault::FaultSwitch;
+pub use record::now_ms;
 pub use space::Space;
 
 use embedded::EmbeddedStore;

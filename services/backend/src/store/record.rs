@@ -44,8 +44,9 @@ impl<'a> Record<'a> {
     }
 }
 
-/// Milliseconds since the unix epoch (0 for a clock set before 1970).
-pub(crate) fn now_ms() -> u64 {
+/// Milliseconds since the unix epoch by the wall clock (0 for a clock set before 1970): what
+/// record timestamps and the embedded store's expiries are written in.
+pub fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, millis)

@@ -1,9 +1,9 @@
 //! Building blocks for store keys and records: ids, escaped key segments, JSON, timestamps.
 
+pub(crate) use crate::store::now_ms;
 use crate::store::{StoreError, StoreResult};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::time::{SystemTime, UNIX_EPOCH};
 use uuid::Uuid;
 
 /// The id minted here that `raw` names, in canonical form; `None` when `raw` is not a UUID,
@@ -16,15 +16,6 @@ pub(crate) fn parse_id(raw: &str) -> Option<Uuid> {
 /// id minted elsewhere (a user id) can never reach into a neighbour's key prefix.
 pub(crate) fn segment(raw: &str) -> String {
     raw.replace('%', "%25").replace(':', "%3A")
-}
-
-/// Wall-clock unix milliseconds: record timestamps only (expiry is the store's job).
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-        })
 }
 
 /// `value` as the JSON bytes of a record (for `insert_new`, which takes bytes).

@@ -2,16 +2,19 @@
 
 mod auth;
 mod auth_codes;
+mod auth_magic;
 mod auth_support;
 mod expensive;
 mod filters;
 mod helpers;
 mod mfa_user;
+mod openapi;
 mod scans_gatekeeper;
 mod scans_http;
 mod scans_orphans;
 mod scans_support;
 mod shell;
+mod smtp;
 mod tenancy;
 mod tenancy_roles;
 mod tenancy_support;

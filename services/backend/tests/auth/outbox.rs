@@ -1,6 +1,6 @@
-//! The outbox: one JSON line per mail, exact field names, never interleaved.
+//! The outbox file: one JSON line per mail, exact field names, never interleaved.
 
-use backend::auth::outbox::{Mail, MailKind, Outbox, read_all};
+use backend::auth::outbox::{Mail, MailFile, MailKind, read_all};
 
 fn otp(to: &str, code: &str) -> Mail {
     Mail {
@@ -16,9 +16,9 @@ fn each_mail_is_one_exact_line() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = dir.path().join("data").join("outbox.jsonl");
     assert_eq!(read_all(&path).expect("no file yet"), Vec::new());
-    let outbox = Outbox::new(path.clone());
+    let outbox = MailFile::new(path.clone());
     outbox
-        .send(&otp("ada@example.com", "042917"))
+        .append(&otp("ada@example.com", "042917"))
         .expect("sent");
     let reset = Mail {
         to: "bob@example.com".to_owned(),
@@ -26,10 +26,10 @@ fn each_mail_is_one_exact_line() {
         code: None,
         link: Some("https://estate.example/reset?token=abc".to_owned()),
     };
-    outbox.send(&reset).expect("sent");
+    outbox.append(&reset).expect("sent");
     for kind in [MailKind::MagicLink, MailKind::Invitation] {
         outbox
-            .send(&Mail {
+            .append(&Mail {
                 to: "c@example.com".to_owned(),
                 kind,
                 code: None,
@@ -64,12 +64,12 @@ fn each_mail_is_one_exact_line() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_senders_never_interleave() {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let outbox = Outbox::new(dir.path().join("outbox.jsonl"));
+    let outbox = MailFile::new(dir.path().join("outbox.jsonl"));
     let senders: Vec<_> = (0..20)
         .map(|n| {
             let outbox = outbox.clone();
             tokio::task::spawn_blocking(move || {
-                outbox.send(&otp(&format!("user{n}@example.com"), &format!("{n:06}")))
+                outbox.append(&otp(&format!("user{n}@example.com"), &format!("{n:06}")))
             })
         })
         .collect();

@@ -32,6 +32,11 @@ const GUARDED: &[(&str, &str, &[&str])] = &[
     ),
     (
         "POST",
+        "/api/v1/auth/magic-link",
+        &[EMAIL, EMAIL_RECIPIENT, AUTH_EMAIL],
+    ),
+    (
+        "POST",
         "/api/v1/auth/mfa/send-otp",
         &[EMAIL, EMAIL_RECIPIENT, AUTH_EMAIL],
     ),

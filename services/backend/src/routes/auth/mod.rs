@@ -7,6 +7,7 @@
 
 mod codes;
 mod login;
+mod magic;
 mod mfa;
 mod password;
 
@@ -14,7 +15,7 @@ pub(super) use password::mail_reset_link;
 mod workspace;
 
 use crate::auth::otp::{OtpOutcome, OtpPurpose};
-use crate::auth::outbox::{Mail, MailKind};
+use crate::auth::outbox::{Mail, MailKind, OutboxError};
 use crate::envelope::status_envelope;
 use crate::errors::{ApiError, Envelope};
 use crate::state::AppState;
@@ -33,7 +34,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/pre-register", web::post().to(codes::resend))
             .route("/resend-otp", web::post().to(codes::resend))
             .route("/verify-otp", web::post().to(codes::verify_otp))
-            .route("/verify-magic", web::post().to(password::verify_magic))
+            .route("/magic-link", web::post().to(magic::issue))
+            .route("/verify-magic", web::post().to(magic::verify))
             .route("/forgot-password", web::post().to(password::forgot))
             .route("/reset-password/{token}", web::post().to(password::reset))
             .route("/mfa/send-otp", web::post().to(mfa::send_otp))
@@ -45,7 +47,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
 }
 
 /// The body of the routes that take only an address (resend-otp, pre-register,
-/// forgot-password).
+/// forgot-password, magic-link).
 #[derive(Debug, serde::Deserialize)]
 pub struct EmailOnly {
     /// The address, as the client typed it.
@@ -91,7 +93,6 @@ pub(super) async fn hash_password(password: String) -> Result<String, ApiError> 
         .map_err(ApiError::from)
 }
 
-/// Queues one mail in the outbox.
 /// Signs a token of `kind` for `subject`, valid for the kind's default lifetime.
 pub(super) fn mint(
     state: &AppState,
@@ -108,16 +109,20 @@ pub(super) fn mint(
         })
 }
 
-/// Queues one mail in the outbox, on the blocking pool (the outbox is a file append).
+/// Hands one mail to the outbox (the file, or the SMTP queue); never waits for delivery. A
+/// queue the store cannot take is the store's 503; a file that cannot be written, a 500.
 pub(super) async fn queue(state: &AppState, mail: Mail) -> Result<(), ApiError> {
-    let outbox = state.auth.outbox.clone();
-    web::block(move || outbox.send(&mail))
+    state
+        .auth
+        .outbox
+        .send(mail)
         .await
-        .map_err(|error| error.to_string())
-        .and_then(|sent| sent.map_err(|error| error.to_string()))
-        .map_err(|cause| ApiError::Internal {
-            kind: "mail not queued",
-            cause,
+        .map_err(|error| match error {
+            OutboxError::Store(store) => ApiError::from(store),
+            OutboxError::File(cause) => ApiError::Internal {
+                kind: "mail not queued",
+                cause: cause.to_string(),
+            },
         })
 }
 

@@ -1,7 +1,7 @@
-//! `POST /forgot-password`, `/reset-password/{token}` and `/verify-magic`: single-use links.
-//! A link's token is stored only as its digest and redeemed atomically, once.
+//! `POST /forgot-password` and `/reset-password/{token}`: password-reset links. A link's token
+//! is stored only as its digest and redeemed atomically, once.
 
-use super::{EmailOnly, accepted, hash_password, queue, refuse, session};
+use super::{EmailOnly, accepted, hash_password, queue, refuse};
 use crate::auth::email::normalise;
 use crate::auth::outbox::{Mail, MailKind};
 use crate::auth::passwords;
@@ -85,31 +85,4 @@ pub async fn reset(
     state.auth.users.set_password_hash(&user.id, &hash).await?;
     state.auth.attempts.reset(&email).await?;
     Ok(accepted(StatusCode::OK, "Password updated"))
-}
-
-/// The magic-link body.
-#[derive(Debug, Deserialize)]
-pub struct Magic {
-    token: String,
-}
-
-/// Opens a session with a magic link.
-pub async fn verify_magic(
-    state: web::Data<AppState>,
-    body: web::Json<Magic>,
-) -> Result<HttpResponse, ApiError> {
-    let invalid = || refuse(StatusCode::BAD_REQUEST, "Invalid or expired link");
-    let email = state
-        .auth
-        .tokens
-        .redeem(TokenPurpose::MagicLink, &body.token)
-        .await?
-        .ok_or_else(invalid)?;
-    let user = state
-        .auth
-        .users
-        .find_by_email(&email)
-        .await?
-        .ok_or_else(invalid)?;
-    session(&state, &user.id, &user.email)
 }

@@ -26,9 +26,9 @@ mod lease;
 pub use hub::{RunHub, Subscription};
 pub use lease::{DEFAULT_LEASE, LeaseKeeper, RUNNER_STOPPED};
 
-use crate::store::{Space, Store, StoreResult};
+use crate::store::{Space, Store, StoreResult, now_ms};
 use serde::{Deserialize, Serialize};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use uuid::Uuid;
 
 /// Where a run is.
@@ -189,12 +189,4 @@ fn decode(id: &str, bytes: &[u8]) -> Option<Run> {
 /// One unreadable record does not hide every other run.
 fn log_unreadable(id: &str, error: &serde_json::Error) {
     tracing::warn!(run_id = id, %error, "stored run unreadable; left out");
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-        })
 }
