@@ -53,9 +53,9 @@ pub(super) fn start_replacement(
         plan.health_timeout.as_secs_f64()
     ));
     match wait_healthy(engine, new, plan) {
-        Ok(took) => {
+        Ok((took, name)) => {
             report(&format!(
-                "{short} is healthy after {:.1}s",
+                "{name} ({short}) is healthy after {:.1}s",
                 took.as_secs_f64()
             ));
             Ok(())
@@ -70,7 +70,8 @@ pub(super) fn start_replacement(
 }
 
 /// Polls the container's health until healthy, unhealthy, gone or out of time.
-fn wait_healthy(engine: &dyn Engine, id: &str, plan: &Plan) -> Result<Duration, String> {
+/// Returns how long it took and the container's name.
+fn wait_healthy(engine: &dyn Engine, id: &str, plan: &Plan) -> Result<(Duration, String), String> {
     let started = Instant::now();
     loop {
         let container = engine
@@ -82,7 +83,7 @@ fn wait_healthy(engine: &dyn Engine, id: &str, plan: &Plan) -> Result<Duration, 
         }
         match container.health.as_deref() {
             None => return Err("has no healthcheck, so the roll cannot be gated on it".to_owned()),
-            Some("healthy") => return Ok(started.elapsed()),
+            Some("healthy") => return Ok((started.elapsed(), container.name)),
             Some("unhealthy") => return Err("reported unhealthy".to_owned()),
             Some(_) if started.elapsed() >= plan.health_timeout => {
                 let secs = plan.health_timeout.as_secs_f64();
