@@ -8,9 +8,11 @@
 //! # Layout
 //! - [`clock`]: injected monotonic time; [`key`]: SHA-256 key digests; [`policy`]: budgets
 //!   and Retry-After arithmetic; [`gcra`]: the bucket arithmetic; [`decision`]: its answer.
-//! - [`memory`]: the bounded in-memory backend; `redis_store` and [`breaker`]: the shared one.
+//! - [`memory`]: the bounded in-memory backend; `redis_store` and [`breaker`]: the shared one,
+//!   over `redis_link` (connection, timeout, breaker), which the shared windows use too.
 //! - [`limiter`]: named groups over a backend; [`rules`]: the allow-list of metered paths.
-//! - [`sliding`]: per-subject sliding windows with a global backstop; [`queue`]: opt-in
+//! - [`sliding`]: per-subject sliding windows with a global backstop, in memory
+//!   (`sliding_log`) or in Redis (`sliding_redis`); [`queue`]: opt-in
 //!   admission control; [`pacer`]: the outbound pacer that waits (never inbound).
 //! - [`metrics`]: Prometheus counters; [`headers`]: response fields; [`http`]: the only
 //!   module that knows actix-web.
@@ -28,9 +30,12 @@ pub mod metrics;
 pub mod pacer;
 pub mod policy;
 pub mod queue;
+mod redis_link;
 mod redis_store;
 pub mod rules;
 pub mod sliding;
+mod sliding_log;
+mod sliding_redis;
 
 pub use clock::{Clock, CoarseClock, FakeClock, SharedClock, SystemClock, system_clock};
 pub use decision::Decision;
@@ -44,4 +49,4 @@ pub use policy::{Policy, PolicyError, retry_after_secs};
 pub use queue::{Admission, AdmissionQueue, QueueConfig, QueueMetrics, QueueOutcome, QueueRefusal};
 pub use redis_store::RedisConfig;
 pub use rules::RuleTable;
-pub use sliding::SlidingWindow;
+pub use sliding::{SlidingWindow, SlidingWindowBuilder};

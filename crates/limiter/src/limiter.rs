@@ -5,9 +5,9 @@ use crate::decision::Decision;
 use crate::gcra::Gcra;
 use crate::key::KeyDigest;
 use crate::memory::{BucketKey, MemoryStore};
-use crate::metrics::{GroupCounters, LimiterMetrics, Outcome};
+use crate::metrics::{GroupCounters, LimiterMetrics, Outcome, Source};
 use crate::policy::Policy;
-use crate::redis_store::{RedisConfig, RedisStore, Source};
+use crate::redis_store::{RedisConfig, RedisStore};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -154,31 +154,17 @@ impl Limiter {
     async fn check_at(&self, id: GroupId, key: KeyDigest, now: u64) -> Decision {
         let group = self.group(id);
         let bucket = BucketKey { group: id.0, key };
-        let (decision, fallback, evicted) = match &self.inner.backend {
+        let (decision, source) = match &self.inner.backend {
             Backend::Memory(store) => {
                 let stored = store.decide(bucket, &group.gcra, now);
-                (stored.decision, false, stored.evicted)
+                let evicted = stored.evicted;
+                (stored.decision, Source::Memory { evicted })
             }
-            Backend::Redis(store) => {
-                match store.decide(&group.name, bucket, &group.gcra, now).await {
-                    (decision, Source::Shared) => (decision, false, false),
-                    (decision, Source::Fallback { evicted }) => (decision, true, evicted),
-                }
-            }
+            Backend::Redis(store) => store.decide(&group.name, bucket, &group.gcra, now).await,
         };
-        let stripe = key.shard_byte();
-        if fallback {
-            group.counters.record(stripe, Outcome::Fallback);
-        }
-        if evicted {
-            group.counters.record(stripe, Outcome::Evicted);
-        }
-        let outcome = if decision.is_allowed() {
-            Outcome::Allowed
-        } else {
-            Outcome::Refused
-        };
-        group.counters.record(stripe, outcome);
+        group
+            .counters
+            .record_decision(key.shard_byte(), &decision, source);
         decision
     }
 

@@ -8,6 +8,7 @@
 //! key's shard (one cache line a stripe): two cores deciding for different keys never bounce
 //! one counter between them. A scrape sums the stripes.
 
+use crate::decision::Decision;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::MetricType;
@@ -44,6 +45,17 @@ impl Outcome {
     }
 }
 
+/// Where a decision was made, which decides what is counted beside allowed or refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// In this process's memory backend; `evicted` when keeping the key pushed another out.
+    Memory { evicted: bool },
+    /// By the shared backend (Redis).
+    Shared,
+    /// Locally, because the shared backend did not answer in time; `evicted` as above.
+    Fallback { evicted: bool },
+}
+
 /// The four outcome counts of one stripe, alone on a cache line.
 #[derive(Debug, Default)]
 #[repr(align(64))]
@@ -62,6 +74,27 @@ impl GroupCounters {
     pub(crate) fn record(&self, stripe: u8, outcome: Outcome) {
         self.stripes[usize::from(stripe) % STRIPES].0[outcome as usize]
             .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts one decision: allowed or refused, and how it was made.
+    pub(crate) fn record_decision(&self, stripe: u8, decision: &Decision, source: Source) {
+        let (fallback, evicted) = match source {
+            Source::Memory { evicted } => (false, evicted),
+            Source::Shared => (false, false),
+            Source::Fallback { evicted } => (true, evicted),
+        };
+        if fallback {
+            self.record(stripe, Outcome::Fallback);
+        }
+        if evicted {
+            self.record(stripe, Outcome::Evicted);
+        }
+        let outcome = if decision.is_allowed() {
+            Outcome::Allowed
+        } else {
+            Outcome::Refused
+        };
+        self.record(stripe, outcome);
     }
 
     pub(crate) fn get(&self, outcome: Outcome) -> u64 {

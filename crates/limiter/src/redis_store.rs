@@ -3,16 +3,17 @@
 //! Keys are `rl:{service}:{group}:{hex digest}` and expire when the bucket would be full.
 //! Redis slow or down never fails a request: past the timeout the decision is made locally
 //! (in a bounded map like the memory backend's), counted as a fallback, and after a run of
-//! failures the breaker stops asking until its cool-down has passed.
+//! failures the breaker stops asking until its cool-down has passed (`redis_link`, shared with
+//! the sliding windows).
 
-use crate::breaker::Breaker;
 use crate::clock::SharedClock;
 use crate::decision::Decision;
 use crate::gcra::Gcra;
 use crate::key::KeyDigest;
 use crate::memory::{BucketKey, MemoryStore, Stored};
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, Script};
+use crate::metrics::Source;
+use crate::redis_link::RedisLink;
+use redis::Script;
 use std::time::Duration;
 
 /// Where Redis is and how long to wait for it.
@@ -40,20 +41,11 @@ impl RedisConfig {
     }
 }
 
-/// Which path a decision took.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Source {
-    Shared,
-    Fallback { evicted: bool },
-}
-
 #[derive(Debug)]
 pub(crate) struct RedisStore {
-    connection: ConnectionManager,
+    link: RedisLink,
     script: Script,
     key_prefix: String,
-    timeout: Duration,
-    breaker: Breaker,
     fallback: MemoryStore,
 }
 
@@ -65,20 +57,10 @@ impl RedisStore {
         max_tracked_keys: usize,
         clock: SharedClock,
     ) -> redis::RedisResult<Self> {
-        let manager_config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(config.timeout))
-            .set_response_timeout(Some(config.timeout))
-            .set_number_of_retries(1);
-        let connection = ConnectionManager::new_lazy_with_config(
-            Client::open(config.url.as_str())?,
-            manager_config,
-        )?;
         Ok(Self {
-            connection,
+            link: RedisLink::new(config, clock)?,
             script: Script::new(include_str!("gcra.lua")),
             key_prefix: format!("rl:{service}"),
-            timeout: config.timeout,
-            breaker: Breaker::new(config.failure_threshold, config.cool_down, clock),
             fallback: MemoryStore::new(max_tracked_keys),
         })
     }
@@ -90,41 +72,25 @@ impl RedisStore {
         gcra: &Gcra,
         local_now: u64,
     ) -> (Decision, Source) {
-        if self.breaker.permits() {
-            match self.ask_redis(group_name, &bucket.key, gcra).await {
-                Ok(decision) => {
-                    self.breaker.succeeded();
-                    return (decision, Source::Shared);
-                }
-                Err(reason) => {
-                    self.breaker.failed();
-                    tracing::warn!(group = group_name, %reason, "redis limiter unavailable; deciding locally");
-                }
-            }
+        if let Some(decision) = self.ask_redis(group_name, &bucket.key, gcra).await {
+            return (decision, Source::Shared);
         }
         let Stored { decision, evicted } = self.fallback.decide(bucket, gcra, local_now);
         (decision, Source::Fallback { evicted })
     }
 
-    async fn ask_redis(
-        &self,
-        group_name: &str,
-        key: &KeyDigest,
-        gcra: &Gcra,
-    ) -> Result<Decision, String> {
+    async fn ask_redis(&self, group_name: &str, key: &KeyDigest, gcra: &Gcra) -> Option<Decision> {
         let interval_us = (gcra.interval_nanos() / 1000).max(1);
         let tolerance_us = interval_us * (gcra.tolerance_nanos() / gcra.interval_nanos());
         let redis_key = format!("{}:{group_name}:{}", self.key_prefix, key.to_hex());
-        let mut connection = self.connection.clone();
         let mut invocation = self.script.key(redis_key);
         invocation.arg(interval_us).arg(tolerance_us);
-        let call = invocation.invoke_async::<(u8, u64, u64)>(&mut connection);
-        let (allowed, first, reset_us) = tokio::time::timeout(self.timeout, call)
-            .await
-            .map_err(|_| format!("no answer within {:?}", self.timeout))?
-            .map_err(|error| format!("{:?}", error.kind()))?;
+        let (allowed, first, reset_us) = self
+            .link
+            .invoke::<(u8, u64, u64)>(group_name, &invocation)
+            .await?;
         let reset_after = Duration::from_micros(reset_us);
-        Ok(if allowed == 1 {
+        Some(if allowed == 1 {
             Decision::allowed(u32::try_from(first).unwrap_or(u32::MAX), reset_after)
         } else {
             Decision::refused(Duration::from_micros(first), reset_after)

@@ -1,121 +1,188 @@
-//! A sliding-window limiter keyed per subject, with a global backstop (the ai-service's chat).
+//! A sliding-window limiter keyed per subject, with a global backstop (the ai-service's chat),
+//! in this process or shared by every replica through Redis.
 //!
-//! Each subject keeps the arrival times of its last `limit` served requests (a sliding log:
-//! exact, and bounded at `limit` entries per subject and `max_tracked_keys` subjects). A
-//! request is served when fewer than `limit` fall inside the last `period` for its subject
-//! *and* for the whole service; the wait is until the oldest of them leaves the window.
+//! A request is served when fewer than `limit` requests fall inside the last `period` for its
+//! subject *and* for the whole service; the wait is until the oldest of them leaves the window
+//! (exact, rounded up only where a client reads it). In memory the logs are bounded
+//! (`sliding_log`); with Redis both logs are decided in one Lua script on the server's clock
+//! (`sliding_redis`), with the GCRA backend's timeout, breaker and local fallback: Redis slow
+//! or down never fails a request, the decision is made in this process's logs and counted as
+//! a `fallback`.
 
-use crate::clock::{SharedClock, duration_nanos};
+use crate::clock::{SharedClock, duration_nanos, system_clock};
 use crate::decision::Decision;
 use crate::key::KeyDigest;
+use crate::limiter::{DEFAULT_MAX_TRACKED_KEYS, LimiterError};
+use crate::metrics::{GroupCounters, LimiterMetrics, Outcome, Source};
 use crate::policy::Policy;
-use lru::LruCache;
-use std::collections::VecDeque;
-use std::num::NonZeroUsize;
-use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
-
-#[derive(Debug)]
-struct Window {
-    arrivals: VecDeque<u64>,
-}
-
-impl Window {
-    fn new() -> Self {
-        Self {
-            arrivals: VecDeque::new(),
-        }
-    }
-
-    /// Forgets arrivals older than the window; returns the wait before one more fits.
-    fn wait(&mut self, policy: &Policy, now: u64) -> Option<Duration> {
-        let period = duration_nanos(policy.period());
-        while self.arrivals.front().is_some_and(|&at| at + period <= now) {
-            self.arrivals.pop_front();
-        }
-        let limit = usize::try_from(policy.limit()).unwrap_or(usize::MAX);
-        (self.arrivals.len() >= limit).then(|| {
-            let oldest = self.arrivals[self.arrivals.len() - limit];
-            Duration::from_nanos(oldest + period - now)
-        })
-    }
-
-    fn remaining(&self, policy: &Policy) -> u32 {
-        policy
-            .limit()
-            .saturating_sub(u32::try_from(self.arrivals.len()).unwrap_or(u32::MAX))
-    }
-
-    fn reset_after(&self, policy: &Policy, now: u64) -> Duration {
-        let period = duration_nanos(policy.period());
-        let newest = self.arrivals.back().copied().unwrap_or(now);
-        Duration::from_nanos((newest + period).saturating_sub(now))
-    }
-}
-
-#[derive(Debug)]
-struct State {
-    subjects: LruCache<KeyDigest, Window>,
-    global: Window,
-}
+use crate::redis_store::RedisConfig;
+use crate::sliding_log::{Logged, SlidingLog};
+use crate::sliding_redis::RedisWindows;
+use std::sync::Arc;
 
 /// Per-subject sliding windows under one global backstop.
 #[derive(Debug)]
 pub struct SlidingWindow {
-    per_subject: Policy,
-    global: Policy,
-    state: Mutex<State>,
+    local: SlidingLog,
+    shared: Option<RedisWindows>,
     clock: SharedClock,
+    counters: Option<Arc<GroupCounters>>,
 }
 
 impl SlidingWindow {
-    /// `per_subject` for each key, `global` for all of them, at most `max_tracked_keys` keys.
+    /// An in-memory window, uncounted: `per_subject` for each key, `global` for all of them, at
+    /// most `max_tracked_keys` keys.
     pub fn new(
         per_subject: Policy,
         global: Policy,
         max_tracked_keys: usize,
         clock: SharedClock,
     ) -> Self {
-        let capacity = NonZeroUsize::new(max_tracked_keys).unwrap_or(NonZeroUsize::MIN);
-        let state = State {
-            subjects: LruCache::new(capacity),
-            global: Window::new(),
-        };
         Self {
+            local: SlidingLog::new(per_subject, global, max_tracked_keys),
+            shared: None,
+            clock,
+            counters: None,
+        }
+    }
+
+    /// Starts a window for `service`'s `group` (the names in metrics and Redis keys).
+    pub fn builder(
+        service: &str,
+        group: &str,
+        per_subject: Policy,
+        global: Policy,
+    ) -> SlidingWindowBuilder {
+        SlidingWindowBuilder {
+            service: service.to_owned(),
+            group: group.to_owned(),
             per_subject,
             global,
-            state: Mutex::new(state),
-            clock,
+            max_tracked_keys: DEFAULT_MAX_TRACKED_KEYS,
+            clock: None,
+            metrics: LimiterMetrics::default(),
+            redis: None,
         }
     }
 
-    /// Decides one request for `subject`. The answer never says which ceiling refused.
+    /// Decides one request for `subject`: in Redis when the window is shared (within its
+    /// timeout, else locally), in this process otherwise. The answer never says which ceiling
+    /// refused. Never blocks beyond the Redis timeout.
+    pub async fn decide(&self, subject: KeyDigest) -> Decision {
+        let shared = match &self.shared {
+            Some(windows) => windows.decide(&subject).await,
+            None => return self.check(subject),
+        };
+        let (decision, source) = match shared {
+            Some(decision) => (decision, Source::Shared),
+            None => {
+                let Logged { decision, evicted } = self.decide_locally(subject);
+                (decision, Source::Fallback { evicted })
+            }
+        };
+        self.count(subject, &decision, source);
+        decision
+    }
+
+    /// Decides one request for `subject` in this process's windows only, at once (the whole
+    /// story for an in-memory window; a shared one is asked with [`SlidingWindow::decide`]).
     pub fn check(&self, subject: KeyDigest) -> Decision {
-        let now = duration_nanos(self.clock.now());
-        let mut guard = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let State { subjects, global } = &mut *guard;
-        let window = subjects.get_or_insert_mut(subject, Window::new);
-        let subject_wait = window.wait(&self.per_subject, now);
-        let global_wait = global.wait(&self.global, now);
-        if let Some(wait) = subject_wait.max(global_wait) {
-            return Decision::refused(wait, window.reset_after(&self.per_subject, now));
-        }
-        window.arrivals.push_back(now);
-        global.arrivals.push_back(now);
-        Decision::allowed(
-            window
-                .remaining(&self.per_subject)
-                .min(global.remaining(&self.global)),
-            window.reset_after(&self.per_subject, now),
-        )
+        let Logged { decision, evicted } = self.decide_locally(subject);
+        self.count(subject, &decision, Source::Memory { evicted });
+        decision
     }
 
-    /// Subjects tracked now.
+    /// True when the window is shared through Redis.
+    pub fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// Subjects tracked in this process (for a shared window, its local fallback's).
     pub fn tracked_keys(&self) -> usize {
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .subjects
-            .len()
+        self.local.tracked_keys()
+    }
+
+    /// The count of one outcome (0 for a window built without counters), for tests and logs.
+    pub fn count_of(&self, outcome: Outcome) -> u64 {
+        self.counters
+            .as_ref()
+            .map_or(0, |counters| counters.get(outcome))
+    }
+
+    fn decide_locally(&self, subject: KeyDigest) -> Logged {
+        self.local.decide(subject, duration_nanos(self.clock.now()))
+    }
+
+    fn count(&self, subject: KeyDigest, decision: &Decision, source: Source) {
+        if let Some(counters) = &self.counters {
+            counters.record_decision(subject.shard_byte(), decision, source);
+        }
+    }
+}
+
+/// Declares a window's budgets, bound, clock, counters and backend.
+#[derive(Debug)]
+pub struct SlidingWindowBuilder {
+    service: String,
+    group: String,
+    per_subject: Policy,
+    global: Policy,
+    max_tracked_keys: usize,
+    clock: Option<SharedClock>,
+    metrics: LimiterMetrics,
+    redis: Option<RedisConfig>,
+}
+
+impl SlidingWindowBuilder {
+    /// The bound on subjects tracked in this process (default 20 000).
+    pub fn max_tracked_keys(mut self, max: usize) -> Self {
+        self.max_tracked_keys = max;
+        self
+    }
+
+    /// The clock of the in-memory logs and the breaker (default: the system's monotonic
+    /// clock). A shared window decides on Redis's own `TIME`.
+    pub fn clock(mut self, clock: SharedClock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Counters shared with the service's registry: decisions show in
+    /// `limiter_decisions_total{service,group,outcome}` beside the limiter's groups.
+    pub fn metrics(mut self, metrics: LimiterMetrics) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Shares the windows through Redis instead of keeping them in this process.
+    pub fn redis(mut self, config: RedisConfig) -> Self {
+        self.redis = Some(config);
+        self
+    }
+
+    /// Builds the window. Connecting to Redis is lazy: this never waits for it.
+    pub fn build(self) -> Result<SlidingWindow, LimiterError> {
+        let clock = self.clock.unwrap_or_else(system_clock);
+        let shared = match &self.redis {
+            None => None,
+            Some(config) => Some(
+                RedisWindows::new(
+                    config,
+                    &self.service,
+                    &self.group,
+                    &self.per_subject,
+                    &self.global,
+                    clock.clone(),
+                )
+                .map_err(|error| LimiterError::Redis(format!("{:?}", error.kind())))?,
+            ),
+        };
+        let counters = Some(self.metrics.group_counters(&self.service, &self.group));
+        Ok(SlidingWindow {
+            local: SlidingLog::new(self.per_subject, self.global, self.max_tracked_keys),
+            shared,
+            clock,
+            counters,
+        })
     }
 }

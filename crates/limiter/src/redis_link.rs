@@ -1,0 +1,69 @@
+//! The road to Redis that every shared backend takes (GCRA buckets and sliding windows): one
+//! lazy connection, a bounded wait per script call, and the circuit breaker.
+//!
+//! A call that is skipped (breaker open), fails or outlasts the timeout answers `None`, and
+//! the caller decides locally: Redis slow or down never fails a request. Each failure is one
+//! warning line naming the group; the caller counts the local decision as a `fallback`.
+
+use crate::breaker::Breaker;
+use crate::clock::SharedClock;
+use crate::redis_store::RedisConfig;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{Client, FromRedisValue, ScriptInvocation};
+use std::time::Duration;
+
+/// A connection, its timeout and its breaker.
+#[derive(Debug)]
+pub(crate) struct RedisLink {
+    connection: ConnectionManager,
+    timeout: Duration,
+    breaker: Breaker,
+}
+
+impl RedisLink {
+    /// Prepares the link without connecting: a service starts while Redis is still down.
+    pub(crate) fn new(config: &RedisConfig, clock: SharedClock) -> redis::RedisResult<Self> {
+        let manager_config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(config.timeout))
+            .set_response_timeout(Some(config.timeout))
+            .set_number_of_retries(1);
+        let connection = ConnectionManager::new_lazy_with_config(
+            Client::open(config.url.as_str())?,
+            manager_config,
+        )?;
+        Ok(Self {
+            connection,
+            timeout: config.timeout,
+            breaker: Breaker::new(config.failure_threshold, config.cool_down, clock),
+        })
+    }
+
+    /// Runs one script call, unless the breaker is open, waiting at most the timeout.
+    /// `None`: decide locally (the failure, if there was one, is logged for `group`).
+    pub(crate) async fn invoke<T: FromRedisValue>(
+        &self,
+        group: &str,
+        invocation: &ScriptInvocation<'_>,
+    ) -> Option<T> {
+        if !self.breaker.permits() {
+            return None;
+        }
+        let mut connection = self.connection.clone();
+        let call = invocation.invoke_async::<T>(&mut connection);
+        let reason = match tokio::time::timeout(self.timeout, call).await {
+            Ok(Ok(answer)) => {
+                self.breaker.succeeded();
+                return Some(answer);
+            }
+            Ok(Err(error)) => format!("{:?}", error.kind()),
+            Err(_) => format!("no answer within {:?}", self.timeout),
+        };
+        self.breaker.failed();
+        unavailable(group, &reason);
+        None
+    }
+}
+
+fn unavailable(group: &str, reason: &str) {
+    tracing::warn!(group, %reason, "redis limiter unavailable; deciding locally");
+}
