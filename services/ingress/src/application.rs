@@ -13,6 +13,7 @@ use crate::origin::{self, Pools};
 use crate::proxy::Proxy;
 use crate::server;
 use crate::settings::Settings;
+use crate::workers;
 use hyper::service::service_fn;
 use platform::StartFailure;
 use prometheus_client::registry::Registry;
@@ -28,8 +29,9 @@ use tokio_util::task::TaskTracker;
 /// A validated file and two bound, not yet serving, listeners.
 pub struct Application {
     config: IngressConfig,
-    proxy: TcpListener,
+    proxy: std::net::TcpListener,
     admin: TcpListener,
+    workers: usize,
 }
 
 impl Application {
@@ -37,10 +39,16 @@ impl Application {
     pub fn build(settings: &Settings) -> Result<Self, StartFailure> {
         let config = IngressConfig::load(&settings.config_path)
             .map_err(|error| StartFailure::Other(error.to_string()))?;
+        let admin = bind(settings.admin)?;
+        admin
+            .set_nonblocking(true)
+            .map_err(|error| StartFailure::Other(error.to_string()))?;
         Ok(Self {
             config,
             proxy: bind(settings.listen)?,
-            admin: bind(settings.admin)?,
+            admin: TcpListener::from_std(admin)
+                .map_err(|error| StartFailure::Other(error.to_string()))?,
+            workers: workers::count(),
         })
     }
 
@@ -56,73 +64,91 @@ impl Application {
 
     /// Serves until SIGTERM or Ctrl-C, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        let fail = |error: std::io::Error| StartFailure::Other(error.to_string());
-        let stop_requested = platform::shutdown::signal().map_err(fail)?;
-        let (proxy_addr, admin_addr) = (
-            self.proxy_addr().map_err(fail)?,
-            self.admin_addr().map_err(fail)?,
-        );
-        let drain_timeout = self.config.estate.drain_timeout;
-        let pools = Pools::build(&self.config);
+        let stop_requested = platform::shutdown::signal().map_err(other)?;
+        let running = self.start()?;
+        let signal = stop_requested.await;
+        running.drain(signal.name()).await;
+        Ok(())
+    }
+
+    /// Starts the admin port, the health checks and the proxy's workers.
+    fn start(self) -> Result<Running, StartFailure> {
+        let Self {
+            config,
+            proxy: listener,
+            admin: admin_listener,
+            workers,
+        } = self;
+        let proxy_addr = listener.local_addr().map_err(other)?;
+        let admin_addr = admin_listener.local_addr().map_err(other)?;
+        let drain_timeout = config.estate.drain_timeout;
+        let pools = Pools::build(&config, workers);
         let mut registry = Registry::default();
         let metrics = Metrics::register(&mut registry, &pools);
         let (stop, tasks) = (CancellationToken::new(), TaskTracker::new());
         origin::spawn_checks(&pools, &stop, &TaskTracker::new());
         let draining = Arc::new(AtomicBool::new(false));
         let admin = Admin::new(registry, draining.clone());
-        tokio::spawn(server::serve(
-            self.admin,
-            move |_peer| {
-                let admin = admin.clone();
-                service_fn(move |request| {
-                    let answer = admin.answer(&request);
-                    async move { Ok::<_, Infallible>(answer) }
-                })
-            },
-            CancellationToken::new(),
-            TaskTracker::new(),
-        ));
-        let proxy = Arc::new(Proxy::new(self.config, &pools, metrics, tasks.clone()));
-        tokio::spawn(server::serve(
-            self.proxy,
-            move |peer| {
-                let proxy = proxy.clone();
-                service_fn(move |request| {
-                    let proxy = proxy.clone();
-                    async move { Ok::<_, Infallible>(proxy.handle(peer, request).await) }
-                })
-            },
-            stop.clone(),
-            tasks.clone(),
-        ));
-        log_listening(proxy_addr, admin_addr);
-        let signal = stop_requested.await;
-        log_draining(signal.name(), drain_timeout);
-        draining.store(true, Ordering::Relaxed);
-        stop.cancel();
-        tasks.close();
-        let drained = tokio::time::timeout(drain_timeout, tasks.wait())
-            .await
-            .is_ok();
-        log_drained(drained, tasks.len());
-        Ok(())
+        let answer = move |_peer| {
+            let admin = admin.clone();
+            service_fn(move |request| {
+                let answer = admin.answer(&request);
+                async move { Ok::<_, Infallible>(answer) }
+            })
+        };
+        let forever = (CancellationToken::new(), TaskTracker::new());
+        tokio::spawn(server::serve(admin_listener, answer, forever.0, forever.1));
+        let proxy = Arc::new(Proxy::new(config, &pools, metrics, tasks.clone()));
+        workers::spawn(&listener, workers, &proxy, &stop, &tasks).map_err(other)?;
+        // The workers hold their own handles on the socket; once they let go, it closes.
+        drop(listener);
+        log_listening(proxy_addr, admin_addr, workers);
+        Ok(Running {
+            stop,
+            tasks,
+            draining,
+            drain_timeout,
+        })
     }
 }
 
-fn bind(listen: platform::ListenConfig) -> Result<TcpListener, StartFailure> {
-    let fail = |error: std::io::Error| {
+/// A serving ingress, ready to drain.
+struct Running {
+    stop: CancellationToken,
+    tasks: TaskTracker,
+    draining: Arc<AtomicBool>,
+    drain_timeout: Duration,
+}
+
+impl Running {
+    /// Health turns 503, the listener closes, connections finish within the deadline.
+    async fn drain(self, signal: &str) {
+        log_draining(signal, self.drain_timeout);
+        self.draining.store(true, Ordering::Relaxed);
+        self.stop.cancel();
+        self.tasks.close();
+        let drained = tokio::time::timeout(self.drain_timeout, self.tasks.wait())
+            .await
+            .is_ok();
+        log_drained(drained, self.tasks.len());
+    }
+}
+
+fn other(error: std::io::Error) -> StartFailure {
+    StartFailure::Other(error.to_string())
+}
+
+fn bind(listen: platform::ListenConfig) -> Result<std::net::TcpListener, StartFailure> {
+    listen.bind().map_err(|error| {
         StartFailure::Other(format!(
             "cannot listen on {}:{}: {error}",
             listen.bind_addr, listen.port
         ))
-    };
-    let listener = listen.bind().map_err(fail)?;
-    listener.set_nonblocking(true).map_err(fail)?;
-    TcpListener::from_std(listener).map_err(fail)
+    })
 }
 
-fn log_listening(proxy: SocketAddr, admin: SocketAddr) {
-    tracing::info!(proxy = %proxy, admin = %admin, "listening");
+fn log_listening(proxy: SocketAddr, admin: SocketAddr, workers: usize) {
+    tracing::info!(proxy = %proxy, admin = %admin, workers, "listening");
 }
 
 fn log_draining(signal: &str, deadline: Duration) {

@@ -11,7 +11,8 @@
 //! - [`origin`]: origins, their pools (round-robin over those that are up), keep-alive
 //!   connections and active health checks.
 //! - [`proxy`]: matching, forwarding with connect retry, headers, tunnels, the 502.
-//! - [`server`]: the accept loop and graceful stop; [`application`]: build, serve, drain.
+//! - [`server`]: the accept loop and graceful stop; [`workers`]: one thread and runtime per
+//!   core on the proxied port; [`application`]: build, serve, drain.
 //! - [`admin`]: `/health` and `/metrics` on their own port; [`metrics`]: what they count.
 //! - [`settings`]: the environment; [`cli`]: the command line.
 
@@ -24,5 +25,6 @@ pub mod origin;
 pub mod proxy;
 pub mod server;
 pub mod settings;
+pub mod workers;
 
 pub use application::Application;

@@ -28,7 +28,9 @@ pub struct Origin {
     epoch: Instant,
     /// Milliseconds since `epoch` before which the origin is not offered first.
     down_until: AtomicU64,
-    idle: Mutex<Vec<Idle>>,
+    /// Idle connections, one list per worker, so a connection stays on the thread that
+    /// drives it.
+    idle: Box<[Mutex<Vec<Idle>>]>,
 }
 
 /// A keep-alive connection waiting for its next request.
@@ -39,8 +41,8 @@ struct Idle {
 }
 
 impl Origin {
-    /// An origin at `dial` (`host:port`), up until told otherwise.
-    pub fn new(dial: String) -> Self {
+    /// An origin at `dial` (`host:port`) used by `workers` workers, up until told otherwise.
+    pub fn new(dial: String, workers: usize) -> Self {
         Self {
             dial,
             // A second back, so that no deadline computed from it is ever 0 (which means up).
@@ -48,7 +50,7 @@ impl Origin {
                 .checked_sub(Duration::from_secs(1))
                 .unwrap_or_else(Instant::now),
             down_until: AtomicU64::new(UP),
-            idle: Mutex::new(Vec::new()),
+            idle: (0..workers.max(1)).map(|_| Mutex::default()).collect(),
         }
     }
 
@@ -75,7 +77,7 @@ impl Origin {
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |current| {
                 (current != UNTIL_HEALTHY).then_some(until)
             });
-        self.lock_idle().clear();
+        self.forget_idle();
     }
 
     /// The result of an active health check; returns whether the state changed.
@@ -84,7 +86,7 @@ impl Origin {
         self.down_until
             .store(if healthy { UP } else { UNTIL_HEALTHY }, Ordering::Relaxed);
         if !healthy {
-            self.lock_idle().clear();
+            self.forget_idle();
         }
         was_up != healthy
     }
@@ -111,8 +113,17 @@ impl Origin {
         }
     }
 
+    /// This worker's idle list.
     fn lock_idle(&self) -> std::sync::MutexGuard<'_, Vec<Idle>> {
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+        let slot = &self.idle[crate::workers::current() % self.idle.len()];
+        slot.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Closes every worker's idle connections (the origin is going away).
+    fn forget_idle(&self) {
+        for slot in &self.idle {
+            slot.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        }
     }
 
     fn now_ms(&self) -> u64 {
@@ -130,7 +141,7 @@ mod tests {
 
     #[test]
     fn refusal_cools_down_and_health_overrides() {
-        let origin = Origin::new("127.0.0.1:1".to_owned());
+        let origin = Origin::new("127.0.0.1:1".to_owned(), 1);
         assert!(origin.is_up());
         origin.mark_refused(Duration::from_secs(60));
         assert!(!origin.is_up());

@@ -41,9 +41,18 @@ impl Pool {
     pub fn candidates(&self) -> Vec<Arc<Origin>> {
         let count = self.origins.len();
         let start = self.next.fetch_add(1, Ordering::Relaxed);
-        let turn = (0..count).map(|offset| &self.origins[(start + offset) % count]);
-        let (up, down): (Vec<_>, Vec<_>) = turn.cloned().partition(|origin| origin.is_up());
-        up.into_iter().chain(down).collect()
+        let mut order = Vec::with_capacity(count);
+        let mut down = Vec::new();
+        for offset in 0..count {
+            let origin = &self.origins[(start + offset) % count];
+            if origin.is_up() {
+                order.push(origin.clone());
+            } else {
+                down.push(origin.clone());
+            }
+        }
+        order.append(&mut down);
+        order
     }
 
     /// How long a refused origin is offered last: until its next health check, or
@@ -64,7 +73,7 @@ pub struct Pools {
 impl Pools {
     /// A pool for every HTTP service of `config`: its `estate.pools` entry, or the service's
     /// own address alone.
-    pub fn build(config: &IngressConfig) -> Self {
+    pub fn build(config: &IngressConfig, workers: usize) -> Self {
         let mut origins: HashMap<String, Arc<Origin>> = HashMap::new();
         let mut by_service = HashMap::new();
         for rule in &config.rules {
@@ -82,7 +91,7 @@ impl Pools {
                 .map(|address| {
                     origins
                         .entry(address.dial.clone())
-                        .or_insert_with(|| Arc::new(Origin::new(address.dial.clone())))
+                        .or_insert_with(|| Arc::new(Origin::new(address.dial.clone(), workers)))
                         .clone()
                 })
                 .collect();
@@ -116,7 +125,7 @@ mod tests {
         Pool {
             service: "http://x".to_owned(),
             origins: (0..count)
-                .map(|at| Arc::new(Origin::new(format!("127.0.0.1:{at}"))))
+                .map(|at| Arc::new(Origin::new(format!("127.0.0.1:{at}"), 1)))
                 .collect(),
             next: AtomicUsize::new(0),
             check: None,

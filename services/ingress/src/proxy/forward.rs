@@ -23,7 +23,7 @@ use tokio::time::Instant;
 /// First pause between two passes over a pool's origins.
 const FIRST_PAUSE: Duration = Duration::from_millis(25);
 /// Longest pause: short, because an origin coming back should be used at once.
-const MAX_PAUSE: Duration = Duration::from_millis(250);
+const MAX_PAUSE: Duration = Duration::from_millis(100);
 
 /// An origin's answer, with the connection it came on.
 pub struct Reply {
