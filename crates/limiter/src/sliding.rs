@@ -92,11 +92,6 @@ impl SlidingWindow {
         decision
     }
 
-    /// True when the window is shared through Redis.
-    pub fn is_shared(&self) -> bool {
-        self.shared.is_some()
-    }
-
     /// Subjects tracked in this process (for a shared window, its local fallback's).
     pub fn tracked_keys(&self) -> usize {
         self.local.tracked_keys()

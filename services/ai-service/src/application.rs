@@ -39,13 +39,15 @@ impl Application {
         limiter_metrics.register(&mut registry);
         let metrics = ServiceMetrics::default();
         metrics.register(&mut registry);
+        let window = limits::chat_window(&config, limiter_metrics.clone(), clock.clone())
+            .map_err(|e| fail(&e))?;
         let limiter =
             limits::limiter(&config, limiter_metrics, clock.clone()).map_err(|e| fail(&e))?;
         let rate_limit = limits::middleware(limiter, &config).map_err(|e| fail(&e))?;
         tracing::info!("ai-service ceilings:\n{}", limits::describe(&config));
         let state = AppState {
             jwt: Arc::new(config.jwt.clone()),
-            window: limits::chat_window(&config, clock.clone()),
+            window,
             chat_policy: config.chat,
             backend: BackendClient::new(&config.backend_url, config.backend_timeout)
                 .map_err(|e| fail(&e))?,

@@ -16,7 +16,7 @@ pub const ENV_BUDGET_GLOBAL: &str = "AI_RATE_LIMIT_GLOBAL";
 pub const ENV_LOG_ANALYSIS_LIMIT: &str = "LOG_ANALYSIS_PUBLIC_RATE_LIMIT";
 /// Bound on tracked subjects and addresses.
 pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
-/// Redis shared by replicas for the per-address budget (unset: in memory).
+/// Redis shared by replicas for the chat windows and the per-address budget (unset: in memory).
 pub const ENV_REDIS_URL: &str = "REDIS_URL";
 /// The backend whose EXPENSIVE endpoints a chat turn calls.
 pub const ENV_BACKEND_URL: &str = "BACKEND_URL";
@@ -51,7 +51,7 @@ pub struct AiConfig {
     pub log_analysis: Policy,
     /// Bound on tracked keys (each limiter).
     pub max_tracked_keys: usize,
-    /// Redis for the per-address budget.
+    /// Redis shared by replicas: the chat windows and the per-address budget.
     pub redis_url: Option<String>,
     /// The backend's base URL, without a trailing slash.
     pub backend_url: String,

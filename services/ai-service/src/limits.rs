@@ -8,7 +8,8 @@
 //!
 //! The chat ceilings are the limiter's [`SlidingWindow`] (checked by the chat gate after the
 //! token); the public log analysis is a `RuleTable` group behind the `RateLimit` middleware,
-//! keyed on the client address behind `TRUSTED_PROXIES`. `/health` and `/metrics` match no
+//! keyed on the client address behind `TRUSTED_PROXIES`. With `REDIS_URL` set, both are shared
+//! by every replica (and decided locally while Redis is slow or down). `/health` and `/metrics` match no
 //! rule. Every refusal is the same body, `{"error":"rate_limited",…}` with `Retry-After`.
 
 use crate::config::AiConfig;
@@ -20,6 +21,9 @@ use limiter::{
 };
 use std::sync::Arc;
 
+/// The chat window's name in metrics and Redis keys.
+pub const CHAT: &str = "chat";
+
 /// The group of `POST /api/log-analysis`.
 pub const LOG_ANALYSIS: &str = "log_analysis";
 
@@ -28,16 +32,24 @@ pub fn rule_table() -> RuleTable {
     RuleTable::new().rule(&["POST"], "/api/log-analysis", &[LOG_ANALYSIS])
 }
 
-/// The chat window, unless switched off.
-pub fn chat_window(config: &AiConfig, clock: SharedClock) -> Option<Arc<SlidingWindow>> {
-    (!config.rate_limit_disabled).then(|| {
-        Arc::new(SlidingWindow::new(
-            config.chat,
-            config.global,
-            config.max_tracked_keys,
-            clock,
-        ))
-    })
+/// The chat window, unless switched off: shared through Redis when `REDIS_URL` is set, its
+/// decisions counted as `limiter_decisions_total{group="chat"}`.
+pub fn chat_window(
+    config: &AiConfig,
+    metrics: LimiterMetrics,
+    clock: SharedClock,
+) -> Result<Option<Arc<SlidingWindow>>, LimiterError> {
+    if config.rate_limit_disabled {
+        return Ok(None);
+    }
+    let mut builder = SlidingWindow::builder("ai-service", CHAT, config.chat, config.global)
+        .max_tracked_keys(config.max_tracked_keys)
+        .metrics(metrics)
+        .clock(clock);
+    if let Some(url) = &config.redis_url {
+        builder = builder.redis(RedisConfig::new(url.clone()));
+    }
+    builder.build().map(|window| Some(Arc::new(window)))
 }
 
 /// The per-address limiter.
@@ -82,8 +94,13 @@ pub fn describe(config: &AiConfig) -> String {
     let chat = if config.rate_limit_disabled {
         "off (RATE_LIMIT_DISABLED=true)".to_owned()
     } else {
+        let held = if config.redis_url.is_some() {
+            "shared through Redis"
+        } else {
+            "in this process"
+        };
         format!(
-            "{} per subject, {} in all (sliding windows)",
+            "{} per subject, {} in all (sliding windows, {held})",
             config.chat, config.global
         )
     };

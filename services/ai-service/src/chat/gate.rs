@@ -1,5 +1,6 @@
 //! The chat gate: the user's access token first (401 before any budget is spent), then the
-//! sliding window keyed on the token's subject with the global backstop behind it.
+//! sliding window keyed on the token's subject with the global backstop behind it (shared by
+//! every replica through Redis when `REDIS_URL` is set, in this process otherwise).
 //!
 //! Keyed on the subject (`sub`), not the token: a user with two tabs and two tokens has one
 //! window. The key is the subject's digest; the raw token travels on only in the request's
@@ -43,10 +44,10 @@ pub async fn require_caller(
             .into_response(ApiError::Unauthorized.error_response())
             .map_into_right_body());
     };
-    let decision = state
-        .window
-        .as_ref()
-        .map(|window| window.check(KeyDigest::of(&caller.subject)));
+    let decision = match &state.window {
+        Some(window) => Some(window.decide(KeyDigest::of(&caller.subject)).await),
+        None => None,
+    };
     if let Some(decision) = decision {
         state.metrics.window_decision(decision.is_allowed());
     }

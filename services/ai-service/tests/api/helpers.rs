@@ -131,6 +131,13 @@ pub async fn status_and_json(response: reqwest::Response) -> (u16, Value) {
     (status, response.json().await.expect("a JSON body"))
 }
 
+/// The one 429 body, whichever ceiling refused.
+pub fn refusal_body(secs: u64) -> String {
+    format!(
+        r#"{{"error":"rate_limited","message":"too many requests; try again in {secs} second(s)"}}"#
+    )
+}
+
 /// A chat message with one Python block that logs a password.
 pub fn leaky_python() -> String {
     "Why is this flagged?\n```python\ndef login(user, password):\n    logger.info(f\"login {user} {password}\")\n```\n".to_owned()

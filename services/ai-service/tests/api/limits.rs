@@ -2,15 +2,9 @@
 //! refusal is indistinguishable from the subject's), the disable switch, and the public
 //! per-address budget of the log analysis.
 
-use crate::helpers::{TestApp, header, status_and_text, token};
+use crate::helpers::{TestApp, header, refusal_body, status_and_text, token};
 use serde_json::json;
 use std::time::Duration;
-
-fn refusal_body(secs: u64) -> String {
-    format!(
-        r#"{{"error":"rate_limited","message":"too many requests; try again in {secs} second(s)"}}"#
-    )
-}
 
 /// Status, Retry-After, RateLimit and body of a chat by `user`.
 async fn chat_as(app: &TestApp, user: &str) -> (u16, Option<String>, Option<String>, String) {

@@ -10,5 +10,6 @@ mod helpers;
 mod limits;
 mod llm_stub;
 mod logs;
+mod shared_window;
 mod shell;
 mod stack;
