@@ -23,6 +23,8 @@ ESTATE_IMAGE_PREFIX="${ESTATE_IMAGE_PREFIX:-estate}"
 INGRESS_HOST_PORT="${INGRESS_HOST_PORT:-8080}"
 WAIT_TIMEOUT="${WAIT_TIMEOUT:-180}"
 ROLL_MAX_FAILURES="${ROLL_MAX_FAILURES:-0}"
+# auto: build and run estate-probe when crates/probe exists; 0: never; 1: always.
+PROBE="${PROBE:-auto}"
 CARGO="${CARGO:-cargo}"
 COMPOSE_FILE_PATH=compose/compose.yaml
 STAGE_DIR=target/cluster
@@ -52,6 +54,8 @@ Environment (defaults in brackets):
   INGRESS_HOST_PORT   [$INGRESS_HOST_PORT]
   WAIT_TIMEOUT        [$WAIT_TIMEOUT]  seconds for the cluster, a restart or a roll to be healthy
   ROLL_MAX_FAILURES   [$ROLL_MAX_FAILURES]  failed requests tolerated during the backend roll
+  PROBE               [$PROBE]  estate-probe against the ingress: auto (when crates/probe
+                      exists), 0 (never), 1 (always)
   CARGO               [$CARGO]
 Secrets: 'test' generates random ones; 'up' reads compose/.env (compose/.env.example).
 EOF
@@ -94,6 +98,14 @@ prerequisites() {
 }
 
 # ---------------------------------------------------------------- build
+want_probe() {
+    case "$PROBE" in
+        auto) [ -f crates/probe/Cargo.toml ] ;;
+        1) return 0 ;;
+        *) return 1 ;;
+    esac
+}
+
 build() {
     local bins=() service
     for service in $SERVICES; do
@@ -102,7 +114,7 @@ build() {
         bins+=(--bin "$service")
     done
     bins+=(--bin estate-deploy)
-    [ -f crates/probe/Cargo.toml ] && bins+=(--bin estate-probe)
+    want_probe && bins+=(--bin estate-probe)
     log "cargo build --release ${bins[*]}"
     "$CARGO" build --release "${bins[@]}"
     for service in $SERVICES; do
@@ -169,12 +181,13 @@ in_container() {
         cat <&3' _ "$port" "$method" "$path" "$body"
 }
 
-# Through the ingress: ingress HOST METHOD PATH [BODY] → "<status> <milliseconds>".
+# Through the ingress: ingress HOST METHOD PATH [BODY [HEADER]] → "<status> <milliseconds>".
 ingress() {
-    local host=$1 method=$2 path=$3 body=${4:-}
+    local host=$1 method=$2 path=$3 body=${4:-} header=${5:-}
     local args=(--silent --output /dev/null --max-time 15 --write-out '%{http_code} %{time_total}'
         --header "Host: $host" --request "$method")
     [ -n "$body" ] && args+=(--header 'Content-Type: application/json' --data "$body")
+    [ -n "$header" ] && args+=(--header "$header")
     curl "${args[@]}" "http://127.0.0.1:$INGRESS_HOST_PORT$path" | awk '{ printf "%s %d\n", $1, $2 * 1000 }' || echo "000 0"
 }
 
@@ -199,7 +212,9 @@ check_guard() {
 }
 
 # The logins of the budget proof, one status code a line. Through the ingress: curl, four at a
-# time. Without it: each replica answers every other login, asked from inside its container
+# time, each with a different forged X-Forwarded-For — only the ingress is a trusted proxy, so
+# the backend must still see one client (trusting the whole subnet would believe them, since
+# the host reaches the ingress from the network's gateway). Without the ingress: each replica answers every other login, asked from inside its container
 # (one `docker exec` per replica; a process per request would load the machine enough to
 # push Redis past the limiter's 50 ms timeout, and the proof needs Redis to decide).
 send_logins() {
@@ -208,7 +223,7 @@ send_logins() {
         export -f ingress
         export INGRESS_HOST_PORT
         seq "$logins" | xargs -P 4 -I{} bash -c \
-            'ingress api.localhost POST /api/v1/auth/login "{\"email\":\"guess{}@example.com\",\"password\":\"wrong-password\"}" | cut -d" " -f1'
+            'ingress api.localhost POST /api/v1/auth/login "{\"email\":\"guess{}@example.com\",\"password\":\"wrong-password\"}" "X-Forwarded-For: 203.0.113.{}" | cut -d" " -f1'
         return
     fi
     mapfile -t ids < <(service_ids backend)
@@ -225,6 +240,27 @@ send_logins() {
             done' _ "$first" "$logins" &
     done
     wait
+}
+
+# Every host name reaches its service's health through the ingress; the rest is 404.
+check_routes() {
+    has_service ingress || return 0
+    local host path service expected answer
+    log "routes through the ingress"
+    while read -r host path service expected; do
+        [ "$service" = - ] || has_service "$service" || continue
+        answer=$(ingress "$host" GET "$path" | cut -d' ' -f1)
+        [ "$answer" = "$expected" ] || die "GET http://$host$path through the ingress: $answer, expected $expected"
+        log "  $host$path → $answer"
+    done <<'ROUTES'
+api.localhost /actuator/health backend 200
+analyzer.localhost /health analyzer 200
+ai.localhost /health ai-service 200
+mcp.localhost /health mcp-server 200
+api.localhost /actuator/prometheus - 404
+nowhere.localhost / - 404
+ROUTES
+    ROUTES_RESULT="every host name answers through the ingress; metrics and unknown hosts are 404"
 }
 
 check_shared_budget() {
@@ -246,7 +282,7 @@ check_shared_budget() {
     done
     log "  answers: $passed × 401, $refused × 429, $((logins - passed - refused)) other; allowed over both replicas: $allowed"
     [ "$passed" -eq "$budget" ] && [ "$refused" -eq $((logins - budget)) ] && [ "$allowed" -eq "$budget" ] ||
-        die "the budget is not shared: expected $budget × 401 and $((logins - budget)) × 429"
+        die "the budget is not one: expected $budget × 401 and $((logins - budget)) × 429 (per-replica buckets, or a forged X-Forwarded-For believed)"
     BUDGET_RESULT="$passed of $logins logins passed, $refused refused (429); $allowed allowed over 2 replicas"
 }
 
@@ -285,6 +321,11 @@ summarise() {
          END { printf "%d %d %d %d\n", n, bad, (bad ? last - first + 50 : 0), slow }' "$1"
 }
 
+# " (3× 502, 1× 000)" — the statuses that were not 200 in a poll file, or nothing.
+failed_statuses() {
+    awk '$2 != 200 { count[$2]++ } END { for (s in count) out = out sprintf("%s%d× %s", (out ? ", " : ""), count[s], s); if (out) printf " (%s)", out }' "$1"
+}
+
 check_restart_window() {
     local service=analyzer host=analyzer.localhost path=/health took stop="$STAGE_DIR/poll.stop"
     if ! has_service "$service"; then return; fi
@@ -302,7 +343,7 @@ check_restart_window() {
         touch "$stop"
         wait "$poller"
         read -r requests failed window slowest < <(summarise "$STAGE_DIR/restart.poll")
-        RESTART_RESULT="$service restart: healthy again after ${took} ms; through the ingress $requests requests, $failed not 200 ($(awk '$2 != 200 { print $2 }' "$STAGE_DIR/restart.poll" | sort | uniq -c | xargs)), window ${window} ms, slowest ${slowest} ms"
+        RESTART_RESULT="$service restart: healthy again after ${took} ms; through the ingress $requests requests, $failed not 200$(failed_statuses "$STAGE_DIR/restart.poll"), window ${window} ms, slowest ${slowest} ms"
     else
         RESTART_RESULT="$service restart: healthy again after ${took} ms (no ingress: window not measured)"
     fi
@@ -336,7 +377,7 @@ check_roll() {
         touch "$stop"
         wait "$poller"
         read -r requests failed window slowest < <(summarise "$STAGE_DIR/roll.poll")
-        ROLL_RESULT="$ROLL_RESULT; through the ingress $requests requests, $failed not 200, slowest ${slowest} ms"
+        ROLL_RESULT="$ROLL_RESULT; through the ingress $requests requests, $failed not 200$(failed_statuses "$STAGE_DIR/roll.poll"), slowest ${slowest} ms"
         [ "$failed" -le "$ROLL_MAX_FAILURES" ] ||
             die "$failed requests failed during the roll (allowed: $ROLL_MAX_FAILURES)"
     fi
@@ -344,8 +385,8 @@ check_roll() {
 }
 
 check_probe() {
-    if [ ! -x target/release/estate-probe ] || ! has_service ingress; then
-        PROBE_RESULT="estate-probe: not run (crates/probe absent or no ingress)"
+    if ! want_probe || ! has_service ingress; then
+        PROBE_RESULT="estate-probe: not run (PROBE=$PROBE, crates/probe absent or no ingress)"
         return
     fi
     log "estate-probe against http://127.0.0.1:$INGRESS_HOST_PORT"
@@ -385,6 +426,8 @@ trap 'exit 130' INT TERM
 compose down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1 || true
 up
 check_guard
+ROUTES_RESULT="not run (no ingress)"
+check_routes
 BUDGET_RESULT="not run (no backend)"
 RESTART_RESULT="not run (no analyzer)"
 ROLL_RESULT="not run (no backend)"
@@ -395,6 +438,7 @@ check_probe
 cat >&2 <<EOF
 [cluster] passed in ${SECONDS}s (services: $SERVICES)
   up:       healthy in ${UP_MS} ms
+  routes:   $ROUTES_RESULT
   budget:   $BUDGET_RESULT
   restart:  $RESTART_RESULT
   roll:     $ROLL_RESULT
