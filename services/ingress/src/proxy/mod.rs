@@ -6,6 +6,7 @@
 
 mod forward;
 mod headers;
+mod recycle;
 mod replay;
 mod respond;
 mod tunnel;
@@ -16,7 +17,7 @@ pub use respond::{BAD_GATEWAY_BODY, BAD_GATEWAY_CONTENT_TYPE, ProxyBody};
 
 use crate::config::{IngressConfig, OriginRequest, Service};
 use crate::metrics::{Metrics, Open};
-use crate::origin::{Origin, Pool, Pools, Sender};
+use crate::origin::{Pool, Pools};
 use forward::{Failure, Reply};
 use http::header::HOST;
 use http::uri::{PathAndQuery, Uri};
@@ -24,6 +25,7 @@ use http::{Request, Response, StatusCode, Version};
 use http_body_util::Either;
 use hyper::body::Incoming;
 use percent_encoding::percent_decode_str;
+use recycle::Recycling;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
@@ -127,20 +129,21 @@ impl Proxy {
             sender,
             origin,
         } = reply;
+        // The client hears the version it spoke, whatever the origin spoke.
+        *response.version_mut() = version;
         match client_upgrade {
             Some(client) if response.status() == StatusCode::SWITCHING_PROTOCOLS => {
                 let origin_upgrade = hyper::upgrade::on(&mut response);
                 tunnel::spawn(&self.tasks, self.metrics.clone(), client, origin_upgrade);
                 headers::strip_hop_by_hop(response.headers_mut(), true);
+                response.map(|body| Either::Left(Recycling::alone(body)))
             }
             _ => {
                 headers::strip_hop_by_hop(response.headers_mut(), false);
-                recycle(sender, origin, settings.keep_alive_connections);
+                let max_idle = settings.keep_alive_connections;
+                response.map(|body| Either::Left(Recycling::new(body, sender, origin, max_idle)))
             }
         }
-        // The client hears the version it spoke, whatever the origin spoke.
-        *response.version_mut() = version;
-        response.map(Either::Left)
     }
 }
 
@@ -171,15 +174,6 @@ fn prepare(
     *request.uri_mut() = Uri::from(path);
     // The origin leg is ours: HTTP/1.1 with keep-alive, whatever the client spoke.
     *request.version_mut() = Version::HTTP_11;
-}
-
-/// Keeps the connection for the next request once this response's body is done.
-fn recycle(mut sender: Sender, origin: Arc<Origin>, max_idle: usize) {
-    tokio::spawn(async move {
-        if sender.ready().await.is_ok() {
-            origin.put_idle(sender, max_idle);
-        }
-    });
 }
 
 fn log_bad_gateway(service: &str, failure: &Failure) {

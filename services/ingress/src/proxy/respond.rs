@@ -4,10 +4,11 @@ use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderValue};
 use http::{Response, StatusCode};
 use http_body_util::{Either, Full};
-use hyper::body::Incoming;
+
+use super::recycle::Recycling;
 
 /// A response body: streamed from an origin, or made here.
-pub type ProxyBody = Either<Incoming, Full<Bytes>>;
+pub type ProxyBody = Either<Recycling, Full<Bytes>>;
 
 /// The whole body of the edge's 502, as the seed measured it at Cloudflare.
 pub const BAD_GATEWAY_BODY: &str = "error code: 502";
