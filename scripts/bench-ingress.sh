@@ -8,7 +8,9 @@
 #  - the ingress (release build) with the same origin as its catch-all service.
 # Rounds alternate direct / ingress / nginx, each a bounded wrk run; the summary gives each
 # target's median requests/s and p99, the throughput ratio ingress/nginx (target >= 1.0) and
-# the p99 each proxy adds over the direct origin (target <= 1 ms).
+# the p99 each proxy adds over the direct origin (target <= 1 ms), and the CPU time each
+# target's own processes spent per request (user + system, from /proc): on a machine shared
+# with other work, the figure least moved by noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,6 +60,7 @@ cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm 
 trap cleanup EXIT
 
 # nginx NAME SERVER-BLOCK: an nginx of our own (two workers, no access log) in $work/NAME.
+declare -A master
 nginx() {
   local name=$1 server=$2
   mkdir -p "$work/$name"
@@ -75,6 +78,7 @@ http {
 CONF
   /usr/sbin/nginx -p "$work/$name" -c "$work/$name/nginx.conf" -g 'daemon off;' &
   pids+=($!)
+  master[$name]=$!
 }
 
 nginx origin "server {
@@ -106,6 +110,7 @@ YAML
 INGRESS_CONFIG=$work/ingress.yml PORT=$INGRESS_PORT INGRESS_ADMIN_PORT=$INGRESS_ADMIN_PORT \
   RUST_LOG=warn "$ingress" &
 pids+=($!)
+master[ingress]=$!
 
 for port in "$ORIGIN_PORT" "$NGINX_PORT" "$INGRESS_PORT"; do
   for attempt in $(seq 50); do
@@ -124,28 +129,44 @@ to_ms() {
   }'
 }
 
-# round NAME PORT: one wrk run; appends "NAME rps p50_ms p99_ms errors" to $work/results.
+# ticks PROCESS: user + system clock ticks of a process and its children (nginx's workers).
+ticks() {
+  local pid=$1 total=0 child
+  for child in "$pid" $(ps -o pid= --ppid "$pid"); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
+# round NAME PORT PROCESS: one wrk run; appends "NAME rps p50_ms p99_ms errors cpu_us" to
+# $work/results, cpu_us being PROCESS's CPU time per request.
 round() {
-  local name=$1 port=$2 out="$work/wrk-$1.txt"
+  local name=$1 port=$2 process=$3 out="$work/wrk-$1.txt" before after
+  before=$(ticks "$process")
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:$port/" >"$out"
-  local rps p50 p99 errors
+  after=$(ticks "$process")
+  local rps p50 p99 errors requests cpu
   rps=$(awk '/Requests\/sec/ {print $2}' "$out")
   p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
   p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
   errors=$(awk '/Non-2xx|Socket errors/ {n++} END {print n + 0}' "$out")
-  echo "$name $rps $p50 $p99 $errors" | tee -a "$work/results"
+  requests=$(awk '/requests in/ {print $1}' "$out")
+  cpu=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN {printf "%.1f", t / hz * 1e6 / n}')
+  echo "$name $rps $p50 $p99 $errors $cpu" | tee -a "$work/results"
 }
 
 echo "warm-up (not counted)"
 for port in "$ORIGIN_PORT" "$INGRESS_PORT" "$NGINX_PORT"; do
   wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "http://127.0.0.1:$port/" >/dev/null
 done
-echo "target requests/s p50_ms p99_ms error_lines"
+echo "target requests/s p50_ms p99_ms error_lines cpu_us_per_request"
 for round_number in $(seq "$ROUNDS"); do
-  round direct "$ORIGIN_PORT"
-  round ingress "$INGRESS_PORT"
-  round nginx "$NGINX_PORT"
+  round direct "$ORIGIN_PORT" "${master[origin]}"
+  round ingress "$INGRESS_PORT" "${master[ingress]}"
+  round nginx "$NGINX_PORT" "${master[proxy]}"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 
 # Medians per target, then the two figures the targets are about.
 awk -v rounds="$ROUNDS" '
@@ -154,14 +175,15 @@ awk -v rounds="$ROUNDS" '
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
-  { rps[$1] = rps[$1] " " $2; p50[$1] = p50[$1] " " $3; p99[$1] = p99[$1] " " $4; n[$1]++; err += $5 }
+  { rps[$1] = rps[$1] " " $2; p50[$1] = p50[$1] " " $3; p99[$1] = p99[$1] " " $4; cpu[$1] = cpu[$1] " " $6; n[$1]++; err += $5 }
   END {
-    for (t in n) { R[t] = median(rps[t], n[t]); P50[t] = median(p50[t], n[t]); P99[t] = median(p99[t], n[t]) }
-    printf "\n| target | requests/s (median of %d) | p50 | p99 | p99 added over direct |\n|---|---|---|---|---|\n", rounds
-    printf "| origin direct | %.0f | %.2f ms | %.2f ms | — |\n", R["direct"], P50["direct"], P99["direct"]
-    printf "| ingress | %.0f | %.2f ms | %.2f ms | %+.2f ms |\n", R["ingress"], P50["ingress"], P99["ingress"], P99["ingress"] - P99["direct"]
-    printf "| nginx | %.0f | %.2f ms | %.2f ms | %+.2f ms |\n", R["nginx"], P50["nginx"], P99["nginx"], P99["nginx"] - P99["direct"]
+    for (t in n) { R[t] = median(rps[t], n[t]); P50[t] = median(p50[t], n[t]); P99[t] = median(p99[t], n[t]); C[t] = median(cpu[t], n[t]) }
+    printf "\n| target | requests/s (median of %d) | p50 | p99 | p99 added over direct | its CPU per request |\n|---|---|---|---|---|---|\n", rounds
+    printf "| origin direct | %.0f | %.2f ms | %.2f ms | — | %.1f µs |\n", R["direct"], P50["direct"], P99["direct"], C["direct"]
+    printf "| ingress | %.0f | %.2f ms | %.2f ms | %+.2f ms | %.1f µs |\n", R["ingress"], P50["ingress"], P99["ingress"], P99["ingress"] - P99["direct"], C["ingress"]
+    printf "| nginx | %.0f | %.2f ms | %.2f ms | %+.2f ms | %.1f µs |\n", R["nginx"], P50["nginx"], P99["nginx"], P99["nginx"] - P99["direct"], C["nginx"]
     printf "\nthroughput ratio ingress/nginx: %.2f (target >= 1.0)\n", R["ingress"] / R["nginx"]
     printf "p99 added by the ingress: %+.2f ms (target <= 1 ms); by nginx: %+.2f ms\n", P99["ingress"] - P99["direct"], P99["nginx"] - P99["direct"]
+    printf "proxy CPU per request, ingress/nginx: %.2f\n", C["ingress"] / C["nginx"]
     if (err > 0) printf "WARNING: %d wrk runs reported errors or non-2xx answers\n", err
   }' "$work/results"
