@@ -209,12 +209,8 @@ fn roll_service(engine: &dyn Engine, target: &Target) -> u8 {
     };
     match roll(engine, &plan, &mut |line| println!("{line}")) {
         Ok(_) => EXIT_OK,
+        // Every verdict, safe or not, was already reported line by line.
         Err(error) => {
-            if let RollError::Refused(verdicts) = &error {
-                verdicts
-                    .iter()
-                    .for_each(|verdict| println!("{}", describe(verdict)));
-            }
             eprintln!("estate-deploy: {error}");
             exit_code(&error)
         }

@@ -121,11 +121,13 @@ pub(super) fn retire(
 ) -> Result<(), RollError> {
     let running = check_container(engine, &old.id);
     if !running.is_safe() {
+        report(&describe(&running));
         return Err(RollError::Refused(vec![running]));
     }
     engine.stop(&old.id)?;
     let stopped = check_container(engine, &old.id);
     if !stopped.is_safe() {
+        report(&describe(&stopped));
         report(&format!("{} is stopped and kept (not removed)", old.name));
         return Err(RollError::Refused(vec![stopped]));
     }

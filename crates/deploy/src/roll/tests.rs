@@ -136,6 +136,8 @@ fn a_layer_written_before_the_stop_keeps_the_stopped_container() {
         ["scale 2", "stop old-1"],
         "stopped, never removed"
     );
+    let unsafe_line = "UNSAFE  old-1: written in the writable layer: /var/lib/app/state";
+    assert!(lines.contains(&unsafe_line.to_owned()), "{lines:?}");
     assert!(lines.contains(&"old-1 is stopped and kept (not removed)".to_owned()));
 }
 
