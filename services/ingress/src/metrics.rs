@@ -10,7 +10,7 @@
 //! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
 //! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now.
 
-use crate::origin::{Origin, Pools};
+use crate::origin::{Origin, Pool, Pools};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
 use prometheus_client::metrics::MetricType;
@@ -91,13 +91,8 @@ impl Metrics {
         ingress.register("inflight_requests", help, metrics.inflight.clone());
         let help = "WebSocket tunnels open now";
         ingress.register("websocket_tunnels", help, metrics.tunnels.clone());
-        let mut origins: Vec<Arc<Origin>> = Vec::new();
-        for origin in pools.iter().flat_map(|pool| pool.origins()) {
-            if !origins.iter().any(|known| Arc::ptr_eq(known, origin)) {
-                origins.push(origin.clone());
-            }
-        }
-        ingress.register_collector(Box::new(OriginsUp(origins)));
+        let pools = pools.iter().cloned().collect();
+        ingress.register_collector(Box::new(OriginsUp(pools)));
         Arc::new(metrics)
     }
 
@@ -152,15 +147,21 @@ impl Drop for Open {
     }
 }
 
-/// `ingress_origin_up`, read from the origins at scrape time.
+/// `ingress_origin_up`, read from the pools' origins at scrape time.
 #[derive(Debug)]
-struct OriginsUp(Vec<Arc<Origin>>);
+struct OriginsUp(Vec<Arc<Pool>>);
 
 impl Collector for OriginsUp {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let help = "1 when an origin is offered first, 0 when a check or a refusal put it last";
         let mut metric = encoder.encode_descriptor("origin_up", help, None, MetricType::Gauge)?;
-        for origin in &self.0 {
+        let mut origins: Vec<Arc<Origin>> = Vec::new();
+        for origin in self.0.iter().flat_map(|pool| pool.origins().to_vec()) {
+            if !origins.iter().any(|known| Arc::ptr_eq(known, &origin)) {
+                origins.push(origin);
+            }
+        }
+        for origin in &origins {
             let labels = [("origin", origin.dial())];
             ConstGauge::new(i64::from(origin.is_up())).encode(metric.encode_family(&labels)?)?;
         }

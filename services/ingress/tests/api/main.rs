@@ -4,6 +4,7 @@
 mod admin;
 mod edge;
 mod headers;
+mod names;
 mod origins;
 mod process;
 mod restart;
