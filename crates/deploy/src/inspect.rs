@@ -209,7 +209,7 @@ mod tests {
             inspection.mounts,
             [Mount {
                 destination: "/data".to_owned(),
-                keeps: Keeps::Ephemeral("the anonymous volume f3bc06e86294".to_owned()),
+                keeps: Keeps::Ephemeral("the anonymous volume 178604e46dc9".to_owned()),
             }]
         );
         let tmpfs = Inspection::parse(include_str!("../tests/fixtures/tmpfs.json"), true)

@@ -64,6 +64,20 @@ fn data_on_a_named_volume_or_a_bind_mount_is_allowed() {
 }
 
 #[test]
+fn a_backend_replica_as_compose_runs_it_is_allowed() {
+    let verdict = case!("compose-backend");
+    assert!(verdict.is_safe(), "{:?}", verdict.findings);
+    assert_eq!(verdict.container, "estate-fixture-backend-1");
+    assert_eq!(
+        verdict.notes,
+        [
+            "writable layer: 0 B",
+            "data path /data (DATA_DIR) is on the volume estate-fixture_backend-data"
+        ]
+    );
+}
+
+#[test]
 fn a_relative_data_dir_resolves_against_the_working_directory() {
     let verdict = case!("relative");
     assert!(verdict.is_safe(), "{:?}", verdict.findings);
@@ -96,7 +110,7 @@ fn data_on_a_tmpfs_or_an_anonymous_volume_is_refused() {
     assert_eq!(anonymous.findings.len(), 1);
     assert_eq!(
         anonymous.findings[0].to_string(),
-        "data path /data (DATA_DIR) is on the anonymous volume f3bc06e86294, \
+        "data path /data (DATA_DIR) is on the anonymous volume 178604e46dc9, \
          which a new container does not get back"
     );
 }
