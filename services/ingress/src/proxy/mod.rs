@@ -58,10 +58,13 @@ impl Proxy {
             .iter()
             .map(|rule| match &rule.service {
                 Service::Status(code) => Target::Status(*code),
-                Service::Http(http) => match pools.get(&http.text) {
-                    Some(pool) => Target::Origins(pool.clone()),
-                    None => Target::Status(StatusCode::BAD_GATEWAY),
-                },
+                // `Pools::build` gives every HTTP service a pool; without one, the honest
+                // answer would be the edge's 502.
+                Service::Http(http) => pools
+                    .get(&http.text)
+                    .map_or(Target::Status(StatusCode::BAD_GATEWAY), |pool| {
+                        Target::Origins(pool.clone())
+                    }),
             })
             .collect();
         Self {
