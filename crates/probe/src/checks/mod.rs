@@ -1,0 +1,222 @@
+//! The checks, one module per table of the seed page, the order they run in (it matters: the
+//! per-address ones spend the same budgets), and what they share.
+//!
+//! | check        | the seed's table                                         | needs              |
+//! |--------------|----------------------------------------------------------|--------------------|
+//! | `limits`     | Per service, as actually configured                      | each service       |
+//! | `attempts`   | The attempt ceiling (six wrong logins)                   | backend, per IP    |
+//! | `login-rate` | backend, the rate ceiling (logins, 429 + Retry-After 45) | backend, per IP    |
+//! | `burst`      | The rate ceiling, and its refill (126, then 240 at 12)   | backend, per IP    |
+//! | `analyzer`   | analyzer: limiter (900 validations) and malformed bodies | analyzer, token    |
+//! | `cors`       | CORS on a 401                                            | backend            |
+//! | `edge`       | What the edge does provide (HSTS; metrics not public)    | the ingress        |
+//! | `restart`    | The 502 window across a restart                          | `--restart-cmd`    |
+
+pub mod analyzer;
+pub mod analyzer_burst;
+pub mod attempts;
+pub mod burst;
+pub mod cors;
+pub mod edge;
+pub mod limits;
+pub mod login_rate;
+pub mod restart;
+
+use crate::bucket::Expect;
+use crate::error::ProbeError;
+use crate::estate::Estate;
+use crate::exchange::Exchange;
+use crate::expect::Expectations;
+use crate::ledger::Ledger;
+use crate::service::Service;
+use reqwest::RequestBuilder;
+
+/// Every check, in the order it runs.
+pub const CHECKS: [&str; 8] = [
+    limits::NAME,
+    attempts::NAME,
+    login_rate::NAME,
+    burst::NAME,
+    analyzer::NAME,
+    cors::NAME,
+    edge::NAME,
+    restart::NAME,
+];
+
+/// The checks that spend the backend's per-client-address budgets: a second run within the
+/// budgets' period (15 minutes, an hour) finds them spent. `--skip per-ip` names them all.
+pub const PER_IP: [&str; 3] = [attempts::NAME, login_rate::NAME, burst::NAME];
+
+/// Everything a check needs.
+pub struct Run {
+    /// Where the services are.
+    pub estate: Estate,
+    /// The contract.
+    pub expect: Expectations,
+    /// The buckets this run spends.
+    pub ledger: Ledger,
+    /// Unique to this run: addresses and names carry it, so per-address state is always new.
+    pub run_id: String,
+    /// `X-Analyzer-Token`, when known.
+    pub analyzer_token: Option<String>,
+    /// The restart to measure, when asked for.
+    pub restart: Option<restart::Plan>,
+}
+
+/// A metered request: its answer and what the bucket arithmetic expected of it.
+pub struct Metered {
+    /// The answer.
+    pub exchange: Exchange,
+    /// The arithmetic's expectation, from the answers before it.
+    pub expected: Expect,
+    /// Whether the limiter refused it.
+    pub refused: bool,
+}
+
+impl Metered {
+    /// Whether the answer is one the arithmetic allows.
+    pub fn agrees(&self) -> bool {
+        match self.expected {
+            Expect::Allow => !self.refused,
+            Expect::Refuse { retry_after, .. } => {
+                self.refused
+                    && self
+                        .exchange
+                        .retry_after()
+                        .is_some_and(|secs| (retry_after.0..=retry_after.1).contains(&secs))
+            }
+            Expect::Unknown | Expect::Either => true,
+        }
+    }
+}
+
+impl Run {
+    /// Sends `request`, metered by `groups` in order, and records it in the ledger;
+    /// `refusal` tells the limiter's refusal from the service's own answers.
+    pub async fn metered(
+        &mut self,
+        groups: &[&'static str],
+        request: RequestBuilder,
+        refusal: fn(&Exchange) -> bool,
+    ) -> Metered {
+        let exchange = self.estate.send(request).await;
+        let expected = self.ledger.expect(groups, &exchange);
+        let refused = refusal(&exchange);
+        self.ledger.record(groups, &exchange, refused);
+        Metered {
+            exchange,
+            expected,
+            refused,
+        }
+    }
+
+    /// Why a check needing `service` cannot run, if it cannot.
+    pub fn missing(&self, service: Service) -> Option<String> {
+        (!self.estate.includes(service))
+            .then(|| format!("{service} is not in this estate (--services)"))
+    }
+}
+
+/// The checks to run: `only` (default: all) minus `skip`; `per-ip` names [`PER_IP`].
+pub fn select(only: &[String], skip: &[String]) -> Result<Vec<&'static str>, ProbeError> {
+    let only = expand(only)?;
+    let skip = expand(skip)?;
+    Ok(CHECKS
+        .into_iter()
+        .filter(|name| only.is_empty() || only.contains(name))
+        .filter(|name| !skip.contains(name))
+        .collect())
+}
+
+fn expand(names: &[String]) -> Result<Vec<&'static str>, ProbeError> {
+    let mut checks = Vec::new();
+    for name in names
+        .iter()
+        .map(|name| name.trim())
+        .filter(|name| !name.is_empty())
+    {
+        if name == "per-ip" {
+            checks.extend(PER_IP);
+            continue;
+        }
+        let check = CHECKS
+            .into_iter()
+            .find(|check| *check == name)
+            .ok_or_else(|| {
+                ProbeError::UnknownCheck(name.to_owned(), format!("{}, per-ip", CHECKS.join(", ")))
+            })?;
+        checks.push(check);
+    }
+    Ok(checks)
+}
+
+/// Runs one check.
+pub async fn run_check(name: &str, run: &mut Run) -> crate::report::Section {
+    progress(&format!("check {name}"));
+    match name {
+        limits::NAME => limits::check(run).await,
+        attempts::NAME => attempts::check(run).await,
+        login_rate::NAME => login_rate::check(run).await,
+        burst::NAME => burst::check(run).await,
+        analyzer::NAME => analyzer::check(run).await,
+        cors::NAME => cors::check(run).await,
+        edge::NAME => edge::check(run).await,
+        _ => restart::check(run).await,
+    }
+}
+
+/// A progress line on stderr (stdout carries the report).
+pub fn progress(message: &str) {
+    eprintln!("estate-probe: {message}");
+}
+
+/// `lo` or `lo–hi`.
+pub fn range_text(low: u64, high: u64) -> String {
+    if low == high {
+        low.to_string()
+    } else {
+        format!("{low}–{high}")
+    }
+}
+
+/// The backend filters' refusal body (DESIGN.md §5).
+pub fn fail_body(secs: u64) -> String {
+    format!(
+        r#"{{"status":"FAIL","message":"Too many requests. Please try again in {secs} second(s)."}}"#
+    )
+}
+
+/// Whether an answer is the backend filters' refusal (not the login lock's 429).
+pub fn backend_refusal(exchange: &Exchange) -> bool {
+    exchange.status == Some(429) && exchange.body.starts_with(r#"{"status":"FAIL""#)
+}
+
+/// Whether an answer is the analyzer limiter's refusal.
+pub fn analyzer_refusal(exchange: &Exchange) -> bool {
+    exchange.status == Some(429) && exchange.body.starts_with(r#"{"error":"rate_limited""#)
+}
+
+/// `n × status` lines for a set of answers, by status, as the seed prints them.
+pub fn tally(statuses: impl IntoIterator<Item = String>) -> Vec<(usize, String)> {
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for status in statuses {
+        *counts.entry(status).or_default() += 1;
+    }
+    let mut lines: Vec<(usize, String)> =
+        counts.into_iter().map(|(status, n)| (n, status)).collect();
+    lines.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    lines
+}
+
+/// `126 × 404, 3 × 429`.
+pub fn tally_text(statuses: impl IntoIterator<Item = String>) -> String {
+    let parts: Vec<String> = tally(statuses)
+        .into_iter()
+        .map(|(n, status)| format!("{n} × {status}"))
+        .collect();
+    if parts.is_empty() {
+        "nothing".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}

@@ -1,0 +1,273 @@
+//! "A restart is a full outage for that service": the seed could only time the recovery.
+//! Here one service's health is polled at a fixed interval, from an allowed origin, from one
+//! second before a restart command until it has answered 200 for two seconds after the
+//! command returned; the window of failed polls is measured, not guessed. Every failure must
+//! be the edge's whole `error code: 502` (or no answer at all without the ingress) and carry
+//! no CORS headers.
+
+pub mod window;
+
+use super::Run;
+use crate::report::{Section, Verdict};
+use crate::service::Service;
+use reqwest::Method;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use window::{EDGE_502, Sample, Summary, summarise};
+
+/// The check's name.
+pub const NAME: &str = "restart";
+const TITLE: &str = "The 502 window across a restart";
+const BEFORE: Duration = Duration::from_secs(1);
+const SETTLED: Duration = Duration::from_secs(2);
+
+/// The restart to measure.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Run with `sh -c`, e.g. `docker compose restart analyzer`.
+    pub command: String,
+    /// The service whose health is polled.
+    pub service: Service,
+    /// Between polls.
+    pub interval: Duration,
+    /// Bound on the command plus the recovery.
+    pub timeout: Duration,
+    /// Failed polls tolerated; `None`: measured, not judged.
+    pub max_failures: Option<usize>,
+}
+
+type Samples = Arc<Mutex<Vec<Sample>>>;
+
+/// Runs the check.
+pub async fn check(run: &mut Run) -> Section {
+    let Some(plan) = run.restart.clone() else {
+        return Section::skipped(NAME, TITLE, "no restart command (--restart-cmd)");
+    };
+    if let Some(reason) = run.missing(plan.service) {
+        return Section::skipped(NAME, TITLE, reason);
+    }
+    let mut section = Section::new(
+        NAME,
+        TITLE,
+        format!(
+            "`GET {}` on {} every {} ms with `Origin: {}`, from {} s before `{}` until it has \
+             answered 200 for {} s after the command returned (at most {} s).",
+            plan.service.health_path(),
+            plan.service,
+            plan.interval.as_millis(),
+            run.expect.allowed_origin,
+            BEFORE.as_secs(),
+            plan.command,
+            SETTLED.as_secs(),
+            plan.timeout.as_secs()
+        ),
+    );
+    let samples: Samples = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let target = poll_target(run, &plan);
+    let poller = tokio::spawn(poll(target, samples.clone(), stop.clone(), plan.interval));
+    tokio::time::sleep(BEFORE).await;
+    let started = Instant::now();
+    let outcome = command(&plan).await;
+    let command_ms = started.elapsed().as_millis();
+    wait_settled(&samples, started, &plan).await;
+    stop.store(true, Ordering::Relaxed);
+    let _ = poller.await;
+    let samples = samples
+        .lock()
+        .map(|samples| samples.clone())
+        .unwrap_or_default();
+    let summary = summarise(&samples, plan.interval, started);
+    let via_ingress = run.estate.via_ingress(plan.service);
+    rows(
+        &mut section,
+        &plan,
+        (outcome, command_ms),
+        &summary,
+        via_ingress,
+    );
+    section
+}
+
+/// What the poller sends each time.
+struct Poll {
+    estate: crate::estate::Estate,
+    service: Service,
+    origin: String,
+}
+
+fn poll_target(run: &Run, plan: &Plan) -> Poll {
+    Poll {
+        estate: run.estate.clone(),
+        service: plan.service,
+        origin: run.expect.allowed_origin.clone(),
+    }
+}
+
+async fn poll(target: Poll, samples: Samples, stop: Arc<AtomicBool>, interval: Duration) {
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while !stop.load(Ordering::Relaxed) {
+        ticks.tick().await;
+        let request = target
+            .estate
+            .request(Method::GET, target.service, target.service.health_path())
+            .header("origin", target.origin.as_str());
+        let answer = target.estate.send(request).await;
+        let sample = Sample {
+            sent_at: answer.sent_at,
+            sent: answer.window.sent,
+            status: answer.status,
+            cors: answer.cors_headers(),
+            elapsed_ms: answer.elapsed_ms(),
+            body: answer.body,
+        };
+        if let Ok(mut samples) = samples.lock() {
+            samples.push(sample);
+        }
+    }
+}
+
+/// Runs the command; its output goes to stderr, never into the report.
+async fn command(plan: &Plan) -> String {
+    let child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(&plan.command)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(std::io::stderr()))
+        .kill_on_drop(true)
+        .status();
+    match tokio::time::timeout(plan.timeout, child).await {
+        Ok(Ok(status)) => status.code().map_or_else(
+            || "killed by a signal".to_owned(),
+            |code| format!("exit {code}"),
+        ),
+        Ok(Err(error)) => format!("did not start: {error}"),
+        Err(_) => format!("still running after {} s", plan.timeout.as_secs()),
+    }
+}
+
+/// Waits until the service has answered 200 for [`SETTLED`] since the command returned and
+/// since its last failure, or the plan's timeout.
+async fn wait_settled(samples: &Samples, started: Instant, plan: &Plan) {
+    let returned = Instant::now();
+    while started.elapsed() < plan.timeout {
+        tokio::time::sleep(plan.interval).await;
+        let Ok(samples) = samples.lock() else {
+            return;
+        };
+        let last_failure = samples.iter().rev().find(|sample| !sample.healthy());
+        let since = last_failure.map_or(returned, |sample| sample.sent.max(returned));
+        let healthy_since = samples
+            .iter()
+            .any(|sample| sample.healthy() && sample.sent > since);
+        if healthy_since && since.elapsed() >= SETTLED {
+            return;
+        }
+    }
+}
+
+fn rows(
+    section: &mut Section,
+    plan: &Plan,
+    (outcome, command_ms): (String, u128),
+    summary: &Summary,
+    via_ingress: bool,
+) {
+    section.compare(&format!("`{}`", plan.command), "exit 0", outcome.clone());
+    let failed = format!("{} of {} polls", summary.failures, summary.requests);
+    match plan.max_failures {
+        Some(max) => section.row(
+            "polls that failed",
+            format!("at most {max}"),
+            failed,
+            summary.failures <= max,
+        ),
+        None => section.push(
+            "polls that failed",
+            "measured".to_owned(),
+            failed,
+            Verdict::Measured,
+        ),
+    }
+    let expected_kind = if via_ingress {
+        format!("502 `{EDGE_502}`")
+    } else {
+        "no answer (nothing listens)".to_owned()
+    };
+    let kinds: Vec<String> = summary
+        .kinds
+        .iter()
+        .map(|(kind, n)| format!("{n} × {kind}"))
+        .collect();
+    let kinds_ok = summary.kinds.iter().all(|(kind, _)| {
+        if via_ingress {
+            *kind == expected_kind
+        } else {
+            kind.starts_with("no answer")
+        }
+    });
+    let observed = if kinds.is_empty() {
+        "none failed".to_owned()
+    } else {
+        kinds.join(", ")
+    };
+    section.row("every failure", expected_kind, observed, kinds_ok);
+    let cors = if summary.cors_on_failures.is_empty() {
+        "none".to_owned()
+    } else {
+        summary.cors_on_failures.join(", ")
+    };
+    section.compare("CORS headers on a failure", "none", cors);
+    window_rows(section, plan, command_ms, summary);
+}
+
+fn window_rows(section: &mut Section, plan: &Plan, command_ms: u128, summary: &Summary) {
+    let window = match summary.first_and_last {
+        Some((first, last)) => format!(
+            "{} ms: first failure {}, last {}",
+            summary.window.as_millis(),
+            humantime::format_rfc3339_millis(first),
+            humantime::format_rfc3339_millis(last)
+        ),
+        None => "0 ms: no poll failed".to_owned(),
+    };
+    section.push(
+        "the window",
+        "measured, not guessed".to_owned(),
+        window.clone(),
+        Verdict::Measured,
+    );
+    let recovered = summary.recovered_after.map_or_else(
+        || format!("not within {} s", plan.timeout.as_secs()),
+        |after| format!("{} ms after the command started", after.as_millis()),
+    );
+    let ok = summary.recovered_after.is_some();
+    section.row(
+        "healthy again",
+        format!("within {} s", plan.timeout.as_secs()),
+        recovered.clone(),
+        ok,
+    );
+    let slowest = format!("{} ms", summary.slowest_ms);
+    section.push(
+        "the slowest poll",
+        "measured".to_owned(),
+        slowest,
+        Verdict::Measured,
+    );
+    section.line(format!("{}  ({} ms)", plan.command, command_ms));
+    section.line(format!(
+        "{} polls, {} failed; window {window}",
+        summary.requests, summary.failures
+    ));
+    for (kind, n) in &summary.kinds {
+        section.line(format!("  {n} × {kind}"));
+    }
+    section.line(format!(
+        "healthy again {recovered}; at {}",
+        humantime::format_rfc3339_millis(SystemTime::now())
+    ));
+}
