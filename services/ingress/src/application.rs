@@ -35,10 +35,8 @@ pub struct Application {
 }
 
 impl Application {
-    /// Loads the file and binds. Must run inside a Tokio runtime.
-    pub fn build(settings: &Settings) -> Result<Self, StartFailure> {
-        let config = IngressConfig::load(&settings.config_path)
-            .map_err(|error| StartFailure::Other(error.to_string()))?;
+    /// Binds both ports for a validated file. Must run inside a Tokio runtime.
+    pub fn build(settings: &Settings, config: IngressConfig) -> Result<Self, StartFailure> {
         let admin = bind(settings.admin)?;
         admin
             .set_nonblocking(true)

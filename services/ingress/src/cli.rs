@@ -155,22 +155,35 @@ async fn healthcheck(env: &dyn Env) -> ExitCode {
     platform::cli::healthcheck(&SERVICE, &AdminEnv(env)).await
 }
 
+/// Serves: a bad variable or a refused file exits 64 with the reason, like every estate
+/// service's bad configuration; anything else that stops it (a port in use) exits 1.
 async fn serve(env: &dyn Env) -> ExitCode {
     platform::telemetry::init();
-    let result = match Settings::from_env(env) {
-        Err(error) => Err(StartFailure::Config(error)),
-        Ok(settings) => match Application::build(&settings) {
-            Ok(application) => application.run_until_stopped().await,
-            Err(failure) => Err(failure),
-        },
+    let settings = match Settings::from_env(env) {
+        Ok(settings) => settings,
+        Err(error) => return refused(&error),
     };
-    match result {
+    let config = match IngressConfig::load(&settings.config_path) {
+        Ok(config) => config,
+        Err(error) => return refused(&error),
+    };
+    let served = match Application::build(&settings, config) {
+        Ok(application) => application.run_until_stopped().await,
+        Err(failure) => Err(failure),
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
+        Err(failure @ StartFailure::Config(_)) => refused(&failure),
         Err(failure) => {
             eprintln!("ingress: {failure}");
-            ExitCode::from(EXIT_CONFIG)
+            ExitCode::FAILURE
         }
     }
+}
+
+fn refused(reason: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("ingress: {reason}");
+    ExitCode::from(EXIT_CONFIG)
 }
 
 #[cfg(test)]

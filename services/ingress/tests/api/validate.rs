@@ -170,3 +170,25 @@ fn a_missing_file_is_named() {
         "Validation failed: cannot read the ingress file /nonexistent/ingress.yml: No such file or directory (os error 2)\n"
     );
 }
+
+#[test]
+fn serving_a_refused_file_exits_64_with_the_reason() {
+    let yaml = rules("  - hostname: a.example.com\n    service: http://127.0.0.1:1\n");
+    let (_dir, path) = {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("ingress.yml");
+        std::fs::write(&path, yaml).expect("written");
+        (dir, path)
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ingress"))
+        .env("INGRESS_CONFIG", &path)
+        .env("PORT", "0")
+        .env("INGRESS_ADMIN_PORT", "0")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(64));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "ingress: The last ingress rule must match all URLs (i.e. it should not have a hostname or path filter)\n"
+    );
+}
