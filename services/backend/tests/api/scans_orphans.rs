@@ -12,7 +12,7 @@ use backend::scans::runs::{LeaseKeeper, Run, RunHub, Runs, frames};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-const LEASE: Duration = Duration::from_millis(400);
+const LEASE: Duration = Duration::from_secs(1);
 
 /// A run of alice's, stored by another process with a short lease, after one progress frame.
 async fn run_elsewhere(app: &ScanApp) -> (Runs, Run) {

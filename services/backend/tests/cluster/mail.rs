@@ -34,7 +34,7 @@ async fn two_replicas_deliver_each_queued_mail_once() {
         let signup = nodes[n % 2].post("/api/v1/auth/signup", &body).await;
         assert_eq!(signup.status(), 201);
     }
-    server.wait_for(6, Duration::from_secs(20)).await;
+    server.wait_for(6, Duration::from_secs(40)).await;
     // Both tasks poll every second: give a duplicate time to show up.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let messages = server.messages();

@@ -80,7 +80,7 @@ async fn a_run_is_left_alone_while_its_replica_lives_and_ended_once_it_is_gone()
     let settings = [
         ("ANALYZER_URL", analyzer.as_str()),
         ("ANALYZER_TOKEN", "test-analyzer-token-0123456789"),
-        ("SCAN_LEASE_SECONDS", "1"),
+        ("SCAN_LEASE_SECONDS", "2"),
     ];
     let data = tempfile::tempdir().expect("a temporary data directory");
     let (driver, reader) = (

@@ -76,14 +76,14 @@ async fn an_unreadable_or_foreign_record_is_left_out() {
 #[tokio::test]
 async fn listing_ends_the_runs_whose_lease_lapsed() {
     let (_dir, store, _runs, _hub) = runs();
-    let short = Runs::with_lease(store.clone(), Duration::from_millis(200));
+    let short = Runs::with_lease(store.clone(), Duration::from_millis(800));
     let mut running = short.create("ws-a", "p1").await.expect("stored");
     RunHub::new(short.clone())
         .emit(&mut running, frames::progress("validate", "1 files"))
         .await;
     let alive = short.create("ws-a", "p2").await.expect("stored");
     let _keeper = short.keep_leased(alive.id);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
 
     let listed = short.in_workspace("ws-a").await.expect("listed");
     let ended = listed
