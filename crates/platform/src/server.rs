@@ -11,6 +11,8 @@ use std::time::Duration;
 pub const ENV_BIND_ADDR: &str = "BIND_ADDR";
 /// The listening port (0: any free port).
 pub const ENV_PORT: &str = "PORT";
+/// How long, after SIGTERM, the service keeps serving with its health at 503 before it drains.
+pub const ENV_SHUTDOWN_DELAY_MS: &str = "SHUTDOWN_DELAY_MS";
 /// How long a drain may take before open connections are cut.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -21,6 +23,10 @@ pub struct ListenConfig {
     pub bind_addr: IpAddr,
     /// `PORT` (default: the service's own port).
     pub port: u16,
+    /// `SHUTDOWN_DELAY_MS` (default 0): after SIGTERM, health answers 503 for this long while
+    /// requests are still served, so an ingress's health check stops routing here before the
+    /// drain closes idle connections. Set it above the ingress's health-check interval.
+    pub shutdown_delay: Duration,
 }
 
 impl ListenConfig {
@@ -36,6 +42,7 @@ impl ListenConfig {
         Ok(Self {
             bind_addr,
             port: env.u16_or(ENV_PORT, default_port)?,
+            shutdown_delay: Duration::from_millis(env.u64_or(ENV_SHUTDOWN_DELAY_MS, 0)?),
         })
     }
 
@@ -44,6 +51,7 @@ impl ListenConfig {
         Self {
             bind_addr: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
+            shutdown_delay: Duration::ZERO,
         }
     }
 
@@ -63,27 +71,36 @@ impl ListenConfig {
     }
 }
 
-/// Runs a server (built with `.disable_signals()`) until SIGTERM or Ctrl-C, then stops taking
-/// connections and lets in-flight requests finish, for at most [`DRAIN_TIMEOUT`].
-pub async fn run_until_stopped(server: Server, service: &str) -> std::io::Result<()> {
+/// Runs a server (built with `.disable_signals()`) until SIGTERM or Ctrl-C. Then health turns
+/// 503 ([`crate::health`]) while requests are still served for `shutdown_delay`; then the
+/// server stops taking connections and lets in-flight requests finish, for at most
+/// [`DRAIN_TIMEOUT`].
+pub async fn run_until_stopped(
+    server: Server,
+    service: &str,
+    shutdown_delay: Duration,
+) -> std::io::Result<()> {
     let stop = crate::shutdown::signal()?;
     let handle = server.handle();
     let running = tokio::spawn(server);
-    drain(stop.await, handle, service).await;
+    drain(stop.await, handle, service, shutdown_delay).await;
     running.await.map_err(std::io::Error::other)?
 }
 
-async fn drain(signal: StopSignal, handle: ServerHandle, service: &str) {
-    log_stop(service, signal);
+async fn drain(signal: StopSignal, handle: ServerHandle, service: &str, delay: Duration) {
+    crate::health::announce_stop();
+    log_stop(service, signal, delay);
+    tokio::time::sleep(delay).await;
     handle.stop(true).await;
     log_drained(service);
 }
 
-fn log_stop(service: &str, signal: StopSignal) {
+fn log_stop(service: &str, signal: StopSignal, delay: Duration) {
     tracing::info!(
         service,
         signal = signal.name(),
-        "stop requested; draining in-flight requests"
+        delay_ms = delay.as_millis(),
+        "stop requested; health answers 503, then in-flight requests drain"
     );
 }
 

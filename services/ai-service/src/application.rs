@@ -17,11 +17,13 @@ use limiter::{LimiterMetrics, SharedClock};
 use platform::{Rejection, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A bound, not yet running ai-service.
 pub struct Application {
     port: u16,
     server: Server,
+    shutdown_delay: Duration,
 }
 
 impl Application {
@@ -57,6 +59,7 @@ impl Application {
         };
         let cors = config.cors.clone();
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
+        let shutdown_delay = config.listen.shutdown_delay;
         let port = listener.local_addr().map_err(|e| fail(&e))?.port();
         let server = HttpServer::new(move || {
             App::new()
@@ -79,7 +82,11 @@ impl Application {
         .listen(listener)
         .map_err(|e| fail(&e))?
         .run();
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            shutdown_delay,
+        })
     }
 
     /// The bound port.
@@ -94,7 +101,7 @@ impl Application {
 
     /// Serves until SIGTERM, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        platform::server::run_until_stopped(self.server, "ai-service")
+        platform::server::run_until_stopped(self.server, "ai-service", self.shutdown_delay)
             .await
             .map_err(|error| StartFailure::Other(error.to_string()))
     }

@@ -14,7 +14,6 @@ use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpRequest, HttpResponse, web};
 use platform::Rejection;
-use serde_json::json;
 
 /// The health path the binary's `--healthcheck` probes.
 pub const HEALTH_PATH: &str = "/health";
@@ -25,7 +24,7 @@ pub const LOG_MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// Mounts every route.
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource(HEALTH_PATH).route(web::get().to(health)))
+    cfg.service(resource(HEALTH_PATH).route(web::get().to(platform::health::health)))
         .service(resource("/metrics").route(web::get().to(metrics)))
         .service(
             resource("/api/chat")
@@ -52,10 +51,6 @@ fn json_config(limit: usize) -> web::JsonConfig {
     web::JsonConfig::default()
         .limit(limit)
         .error_handler(|error, _| rejected(Rejection::from(&error)))
-}
-
-async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "UP" }))
 }
 
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {

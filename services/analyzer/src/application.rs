@@ -15,11 +15,13 @@ use limiter::{AdmissionQueue, LimiterMetrics, QueueMetrics, SharedClock};
 use platform::{Rejection, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A bound, not yet running analyzer.
 pub struct Application {
     port: u16,
     server: Server,
+    shutdown_delay: Duration,
 }
 
 impl Application {
@@ -55,6 +57,7 @@ impl Application {
             registry: Arc::new(registry),
         };
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
+        let shutdown_delay = config.listen.shutdown_delay;
         let port = listener.local_addr().map_err(|e| fail(&e))?.port();
         let (enabled, max_body) = (config.rate_limit_enabled, config.max_body_bytes);
         let server = HttpServer::new(move || {
@@ -77,7 +80,11 @@ impl Application {
         .listen(listener)
         .map_err(|e| fail(&e))?
         .run();
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            shutdown_delay,
+        })
     }
 
     /// The bound port.
@@ -92,7 +99,7 @@ impl Application {
 
     /// Serves until SIGTERM, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        platform::server::run_until_stopped(self.server, "analyzer")
+        platform::server::run_until_stopped(self.server, "analyzer", self.shutdown_delay)
             .await
             .map_err(|error| StartFailure::Other(error.to_string()))
     }

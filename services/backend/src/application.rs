@@ -19,6 +19,7 @@ use limiter::{LimiterMetrics, SharedClock};
 use platform::{Rejection, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The file under `DATA_DIR`, or with `SMTP_URL` the SMTP queue, its delivery task started
 /// and its counters registered.
@@ -47,6 +48,7 @@ pub const OUTBOX_FILE: &str = "outbox.jsonl";
 pub struct Application {
     port: u16,
     server: Server,
+    shutdown_delay: Duration,
     state: AppState,
 }
 
@@ -75,6 +77,7 @@ impl Application {
         tracing::info!("backend rate limits:\n{}", limits::rules::table());
         let cors = config.cors.clone();
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
+        let shutdown_delay = config.listen.shutdown_delay;
         let port = listener.local_addr().map_err(|e| fail(&e))?.port();
         let outbox = outbox(&config, &store, &mut registry).map_err(|e| fail(&e))?;
         let auth = AuthServices::new(&config, &store, outbox);
@@ -121,6 +124,7 @@ impl Application {
         Ok(Self {
             port,
             server,
+            shutdown_delay,
             state,
         })
     }
@@ -142,7 +146,7 @@ impl Application {
 
     /// Serves until SIGTERM, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        platform::server::run_until_stopped(self.server, "backend")
+        platform::server::run_until_stopped(self.server, "backend", self.shutdown_delay)
             .await
             .map_err(|error| StartFailure::Other(error.to_string()))
     }

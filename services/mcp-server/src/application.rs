@@ -19,11 +19,13 @@ use limiter::{LimiterMetrics, SharedClock};
 use platform::{ListenConfig, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A bound, not yet running MCP server.
 pub struct Application {
     port: u16,
     server: Server,
+    shutdown_delay: Duration,
 }
 
 impl Application {
@@ -45,6 +47,7 @@ impl Application {
             limits::middleware(limiter, config.trusted_proxies.clone()).map_err(|e| fail(&e))?;
         log_rule_table(config.rate_limit_enabled);
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
+        let shutdown_delay = config.listen.shutdown_delay;
         let port = listener.local_addr().map_err(|e| fail(&e))?.port();
         let public_url = config.public_url.clone().unwrap_or_else(|| {
             PublicUrl::local(
@@ -92,7 +95,11 @@ impl Application {
         .listen(listener)
         .map_err(|e| fail(&e))?
         .run();
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            shutdown_delay,
+        })
     }
 
     /// The bound port.
@@ -107,7 +114,7 @@ impl Application {
 
     /// Serves until SIGTERM, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        platform::server::run_until_stopped(self.server, "mcp-server")
+        platform::server::run_until_stopped(self.server, "mcp-server", self.shutdown_delay)
             .await
             .map_err(|error| StartFailure::Other(error.to_string()))
     }

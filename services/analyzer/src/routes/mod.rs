@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 /// Mounts every route.
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/health").route(web::get().to(health::health)))
+    cfg.service(resource("/health").route(web::get().to(platform::health::health)))
         .service(resource("/metrics").route(web::get().to(health::metrics)))
         .service(resource("/analyze").route(web::post().to(analyze::analyze)))
         .service(resource("/analysis-types").route(web::get().to(types::list)))

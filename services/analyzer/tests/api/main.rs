@@ -7,3 +7,4 @@ mod gate;
 mod helpers;
 mod limits;
 mod rules;
+mod stop;

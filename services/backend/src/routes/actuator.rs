@@ -4,21 +4,16 @@
 use crate::state::AppState;
 use actix_web::http::header::LOCATION;
 use actix_web::{HttpResponse, web};
-use serde_json::json;
 
 /// The OpenAPI document (data, kept beside the code it describes).
 const OPENAPI: &str = include_str!("../../openapi.json");
 
 /// Mounts the routes.
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route("/actuator/health", web::get().to(health))
+    cfg.route("/actuator/health", web::get().to(platform::health::health))
         .route("/actuator/prometheus", web::get().to(prometheus))
         .route("/v3/api-docs", web::get().to(api_docs))
         .route("/swagger-ui.html", web::get().to(swagger));
-}
-
-async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "UP" }))
 }
 
 async fn prometheus(state: web::Data<AppState>) -> HttpResponse {

@@ -3,12 +3,6 @@
 
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
-use serde_json::json;
-
-/// Ready: the server answers.
-pub async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "UP" }))
-}
 
 /// Prometheus exposition.
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
