@@ -6,14 +6,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PROFILE=${PROFILE:-release}
-SERVICES=${SERVICES:-analyzer backend}
+SERVICES=${SERVICES:-analyzer backend ai-service mcp-server ingress}
 LOG_DIR=${LOG_DIR:-target/estate-logs}
+# The ingress maps api/analyzer/ai/mcp.localhost on :8080 to the services above.
+export INGRESS_CONFIG=${INGRESS_CONFIG:-services/ingress/examples/local.yml}
 
 if [[ ${1:-} == --help || ${1:-} == -h ]]; then
   cat <<USAGE
 usage: scripts/up.sh
 
-Starts: $SERVICES (each on its DESIGN.md port, 127.0.0.1), logs in $LOG_DIR/.
+Starts: $SERVICES (each on its DESIGN.md port, 127.0.0.1; the ingress on 8080 with
+$INGRESS_CONFIG's map, its /health and /metrics on 8081), logs in $LOG_DIR/.
 Development defaults are filled in for secrets that are unset, with a warning.
 Environment: PROFILE=$PROFILE (release|dev)  SERVICES="$SERVICES"  LOG_DIR=$LOG_DIR
 Every service variable (docs/config.md) is passed through.
