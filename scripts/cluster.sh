@@ -5,11 +5,14 @@
 #
 # `test` (the default, what CI runs) proves, against the running cluster:
 #   1. every container is healthy, and the deploy guard finds every data path on a volume;
-#   2. two backend replicas share ONE budget through Redis: 40 logins from one client, spread
-#      over both replicas, meet a 30/1h credential budget exactly (30 pass, 10 are 429);
-#   3. the window a single-replica restart opens, measured through the ingress;
-#   4. a health-gated roll of the backend (scripts/deploy) while requests flow, counted;
-#   5. crates/probe's estate-probe against the ingress, when that crate exists;
+#   2. every host name reaches its service through the ingress (metrics and strangers: 404);
+#   3. crates/probe's estate-probe agrees with every measurement (when that crate exists),
+#      on the fresh cluster; Redis is then flushed so the next proof counts from zero;
+#   4. two backend replicas share ONE budget through Redis: 40 logins from one client, spread
+#      over both replicas, meet a 30/1h credential budget exactly (30 pass, 10 are 429), and
+#      a forged X-Forwarded-For on each changes nothing;
+#   5. the window a single-replica restart opens, measured through the ingress;
+#   6. a health-gated roll of the backend (scripts/deploy) while requests flow, counted;
 # then tears everything down (always: trap), volumes included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -265,16 +268,23 @@ ROUTES
 
 check_shared_budget() {
     local ids logins=40 budget=30 statuses passed refused allowed=0 id count refused_here fallback
+    local -A before
     mapfile -t ids < <(service_ids backend)
     [ "${#ids[@]}" -eq 2 ] || die "expected 2 backend replicas, found ${#ids[@]}"
+    # The counters are cumulative: the proof counts what changes while it runs.
+    for id in "${ids[@]}"; do
+        for outcome in allowed refused fallback; do
+            before[$id.$outcome]=$(limiter_count "$id" credential "$outcome")
+        done
+    done
     log "shared budget: $logins logins from one client over 2 replicas, credential budget ${budget}/1h"
     statuses=$(send_logins "$logins")
     passed=$(grep -c '^401$' <<<"$statuses" || true)
     refused=$(grep -c '^429$' <<<"$statuses" || true)
     for id in "${ids[@]}"; do
-        count=$(limiter_count "$id" credential allowed)
-        refused_here=$(limiter_count "$id" credential refused)
-        fallback=$(limiter_count "$id" credential fallback)
+        count=$(($(limiter_count "$id" credential allowed) - before[$id.allowed]))
+        refused_here=$(($(limiter_count "$id" credential refused) - before[$id.refused]))
+        fallback=$(($(limiter_count "$id" credential fallback) - before[$id.fallback]))
         allowed=$((allowed + count))
         log "  replica ${id:0:12}: $count allowed, $refused_here refused, $fallback decided without Redis"
         [ "$fallback" -eq 0 ] || die "replica ${id:0:12} decided without Redis"
@@ -384,14 +394,30 @@ check_roll() {
     log "  $ROLL_RESULT"
 }
 
+# estate-probe on the fresh cluster (its per-address checks need unspent budgets), with the
+# values this cluster runs with in its environment and the restart it should measure.
 check_probe() {
     if ! want_probe || ! has_service ingress; then
-        PROBE_RESULT="estate-probe: not run (PROBE=$PROBE, crates/probe absent or no ingress)"
+        PROBE_RESULT="not run (PROBE=$PROBE; it needs crates/probe and the ingress)"
         return
     fi
-    log "estate-probe against http://127.0.0.1:$INGRESS_HOST_PORT"
-    target/release/estate-probe "http://127.0.0.1:$INGRESS_HOST_PORT" >&2 || die "estate-probe found a mismatch"
-    PROBE_RESULT="estate-probe: passed"
+    local services="" service
+    for service in $SERVICES; do
+        case "$service" in redis | ingress) ;; *) services="${services:+$services,}$service" ;; esac
+    done
+    log "estate-probe against http://127.0.0.1:$INGRESS_HOST_PORT (report: $STAGE_DIR/probe.md)"
+    target/release/estate-probe "http://127.0.0.1:$INGRESS_HOST_PORT" --services "$services" \
+        --restart-cmd "docker compose --project-name $PROJECT --file $COMPOSE_FILE_PATH restart analyzer" \
+        --restart-service analyzer >"$STAGE_DIR/probe.md" ||
+        { cat "$STAGE_DIR/probe.md" >&2; die "estate-probe found a mismatch"; }
+    PROBE_RESULT="every measurement agrees ($STAGE_DIR/probe.md)"
+}
+
+# Forgets every budget, lock and account: the probe spent the per-address budgets the proofs
+# below count from zero.
+reset_redis() {
+    log "FLUSHALL on redis (the next proofs count budgets from zero)"
+    docker exec "$(service_ids redis)" redis-cli FLUSHALL >/dev/null
 }
 
 # ---------------------------------------------------------------- main
@@ -428,13 +454,14 @@ up
 check_guard
 ROUTES_RESULT="not run (no ingress)"
 check_routes
+check_probe
+if want_probe && has_service ingress; then reset_redis; fi
 BUDGET_RESULT="not run (no backend)"
 RESTART_RESULT="not run (no analyzer)"
 ROLL_RESULT="not run (no backend)"
 if has_service backend; then check_shared_budget; fi
 check_restart_window
 if has_service backend; then check_roll; fi
-check_probe
 cat >&2 <<EOF
 [cluster] passed in ${SECONDS}s (services: $SERVICES)
   up:       healthy in ${UP_MS} ms
