@@ -87,8 +87,14 @@ fn filters_row(section: &mut Section, answers: &[Metered]) {
 }
 
 fn wrong_rows(section: &mut Section, wrong: &[Metered]) {
-    let expected = format!("{} × 401", wrong.len());
-    let observed = tally_text(wrong.iter().map(|answer| answer.exchange.shorthand()));
+    let expected = format!("{} × 401, no Retry-After", wrong.len());
+    let mut observed = tally_text(wrong.iter().map(|answer| answer.exchange.shorthand()));
+    if wrong
+        .iter()
+        .all(|answer| answer.exchange.retry_after().is_none())
+    {
+        observed.push_str(", no Retry-After");
+    }
     section.compare(&format!("answers 1–{}", wrong.len()), expected, observed);
     let mut bodies: Vec<&str> = wrong
         .iter()

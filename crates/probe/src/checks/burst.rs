@@ -22,7 +22,7 @@ const SEQUENTIAL: usize = 126;
 const CONCURRENCY: usize = 12;
 const PER_WORKER: usize = 20;
 /// The longest the probe waits for a token.
-const MAX_WAIT: Duration = Duration::from_secs(120);
+const MAX_WAIT: Duration = Duration::from_secs(60);
 /// Lookups after the wait, at most, looking for the next refusal.
 const AFTER_WAIT: usize = 5;
 

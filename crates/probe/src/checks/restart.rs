@@ -240,11 +240,12 @@ fn window_rows(section: &mut Section, plan: &Plan, command_ms: u128, summary: &S
         window.clone(),
         Verdict::Measured,
     );
-    let recovered = summary.recovered_after.map_or_else(
-        || format!("not within {} s", plan.timeout.as_secs()),
-        |after| format!("{} ms after the command started", after.as_millis()),
-    );
-    let ok = summary.recovered_after.is_some();
+    let recovered = match (summary.failures, summary.recovered_after) {
+        (0, _) => "never unhealthy: every poll answered 200".to_owned(),
+        (_, Some(after)) => format!("{} ms after the command started", after.as_millis()),
+        (_, None) => format!("not within {} s", plan.timeout.as_secs()),
+    };
+    let ok = summary.failures == 0 || summary.recovered_after.is_some();
     section.row(
         "healthy again",
         format!("within {} s", plan.timeout.as_secs()),
