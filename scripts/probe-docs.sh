@@ -11,6 +11,9 @@ PORT="${INGRESS_HOST_PORT:-8080}"
 PROJECT="${PROBE_PROJECT:-estate-probe}"
 SUBNET="${PROBE_SUBNET:-172.30.82.0/24}"
 INGRESS_IP="${PROBE_INGRESS_IP:-172.30.82.80}"
+# Its own image tag, so a cluster started from other images (another checkout's CI run, say)
+# never picks these up, nor this one theirs.
+TAG="${PROBE_TAG:-probe-docs}"
 WAIT_TIMEOUT="${WAIT_TIMEOUT:-180}"
 REPORT_DIR=target/probe
 COMPOSE_FILE_PATH=compose/compose.yaml
@@ -30,9 +33,9 @@ usage() {
     cat <<EOF
 Usage: $0 [--running URL] [--no-write] [--write-anyway] [--help]
 
-Default: scripts/cluster.sh build (release binaries, offline images), then a fresh compose
-cluster as project '$PROJECT' on 127.0.0.1:$PORT with throw-away secrets and every budget at
-its default, estate-probe against its ingress (restarting the analyzer for the 502 window),
+Default: scripts/cluster.sh build (release binaries, offline images tagged '$TAG'), then a
+fresh compose cluster as project '$PROJECT' on 127.0.0.1:$PORT with throw-away secrets and
+every budget at its default, estate-probe against its ingress (restarting the analyzer for the 502 window),
 then the cluster is torn down, volumes included.
 
   --running URL   probe an estate that is already running at URL instead (its per-address
@@ -48,7 +51,7 @@ and is kept in $REPORT_DIR/report.md.
 
 Environment (defaults in brackets):
   INGRESS_HOST_PORT [$PORT]  PROBE_PROJECT [$PROJECT]  PROBE_SUBNET [$SUBNET]
-  PROBE_INGRESS_IP [$INGRESS_IP]  WAIT_TIMEOUT [$WAIT_TIMEOUT]  DOC [$DOC]
+  PROBE_INGRESS_IP [$INGRESS_IP]  PROBE_TAG [$TAG]  WAIT_TIMEOUT [$WAIT_TIMEOUT]  DOC [$DOC]
 EOF
 }
 
@@ -85,10 +88,11 @@ teardown() {
 }
 
 start_cluster() {
-    scripts/cluster.sh build
     if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/"; then
         die "127.0.0.1:$PORT is already answering: stop that estate, or set INGRESS_HOST_PORT"
     fi
+    export ESTATE_TAG="$TAG"
+    scripts/cluster.sh build
     local name
     for name in SECURITY_JWT_SECRET_KEY ANALYZER_TOKEN INTERNAL_TOKEN; do
         export "$name=$(head -c 48 /dev/urandom | sha256sum | cut -c1-64)"
@@ -107,7 +111,7 @@ start_cluster() {
 case "$MODE" in
     cluster) start_cluster ;;
     running)
-        [ -x target/release/estate-probe ] || cargo build --release --bin estate-probe
+        cargo build --release --bin estate-probe
         if [ -n "${PROBE_RESTART_CMD:-}" ]; then PROBE_ARGS+=(--restart-cmd "$PROBE_RESTART_CMD"); fi
         ;;
 esac

@@ -72,7 +72,7 @@ async fn gate(run: &mut Run, section: &mut Section) {
         format!("401 {UNAUTHORIZED}"),
         observed.clone(),
     );
-    section.line(format!("POST /analyze (no token)     {observed}"));
+    section.line(format!("{:<40} {observed}", "POST /analyze (no token)"));
 }
 
 async fn read(run: &mut Run, section: &mut Section, token: &str) {
@@ -94,7 +94,7 @@ async fn read(run: &mut Run, section: &mut Section, token: &str) {
         run.expect.analyzer_read.limit()
     );
     section.compare("`GET /analysis-types`", expected, shown(&answer));
-    section.line(format!("GET  /analysis-types        {}", shown(&answer)));
+    section.line(format!("{:<40} {}", "GET /analysis-types", shown(&answer)));
 }
 
 async fn malformed(run: &mut Run, section: &mut Section, token: &str) {

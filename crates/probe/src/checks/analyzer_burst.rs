@@ -71,7 +71,8 @@ fn counts_row(section: &mut Section, answers: &[Metered]) {
         observed,
         against.is_empty() && served_right,
     );
-    section.line(format!("{BURST} x POST /rules/validate  {statuses}"));
+    let label = format!("{BURST} x POST /rules/validate -d '{{}}'");
+    section.line(format!("{label:<40} {statuses}"));
 }
 
 fn refusal_row(section: &mut Section, answers: &[Metered], limit: u32, interval_ms: u64) {
@@ -88,10 +89,11 @@ fn refusal_row(section: &mut Section, answers: &[Metered], limit: u32, interval_
     let observed = format!("{} {}", last.exchange.shorthand(), last.exchange.body);
     section.row("the refusal", expected, observed, all_right);
     section.line(format!(
-        "the refusal               {}",
+        "{:<40} {}",
+        "the refusal",
         last.exchange.shorthand()
     ));
-    section.line(format!("                          {}", last.exchange.body));
+    section.line(format!("{:<40} {}", "", last.exchange.body));
 }
 
 /// The body names the group, its limit and the exact wait (within what the arithmetic

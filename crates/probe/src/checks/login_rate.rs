@@ -5,7 +5,7 @@
 //! budget and what this run already spent (the attempt ceiling's logins count too).
 
 use super::attempts::{INVALID_LOGIN, login};
-use super::{Metered, Run, fail_body, range_text, tally_text};
+use super::{Metered, Run, fail_body, range_text, runs, tally_text};
 use crate::bucket::Expect;
 use crate::ledger::{AUTH_CREDENTIAL, CREDENTIAL};
 use crate::report::Section;
@@ -175,6 +175,6 @@ fn refusal_rows(section: &mut Section, answers: &[Metered], first: Option<usize>
         answers.len(),
         first.unwrap_or_default()
     ));
-    section.line(format!("answers: {}", statuses.join("  ")));
+    section.line(runs(&statuses));
     section.line(refusal.exchange.body.clone());
 }

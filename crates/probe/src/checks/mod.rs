@@ -202,10 +202,21 @@ pub fn tally(statuses: impl IntoIterator<Item = String>) -> Vec<(usize, String)>
     for status in statuses {
         *counts.entry(status).or_default() += 1;
     }
-    let mut lines: Vec<(usize, String)> =
-        counts.into_iter().map(|(status, n)| (n, status)).collect();
-    lines.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    lines
+    counts.into_iter().map(|(status, n)| (n, status)).collect()
+}
+
+/// Consecutive equal answers as runs: `1–14: 401   15–25: 429   retry-after: 45`.
+pub fn runs(answers: &[String]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut start = 0;
+    for end in 1..=answers.len() {
+        if end == answers.len() || answers[end] != answers[start] {
+            let span = range_text(start as u64 + 1, end as u64);
+            parts.push(format!("{span}: {}", answers[start]));
+            start = end;
+        }
+    }
+    parts.join("   ")
 }
 
 /// `126 × 404, 3 × 429`.

@@ -252,7 +252,10 @@ fn window_rows(section: &mut Section, plan: &Plan, command_ms: u128, summary: &S
         recovered.clone(),
         ok,
     );
-    let slowest = format!("{} ms", summary.slowest_ms);
+    let slowest = format!(
+        "{} ms, sent {} ms after the command started",
+        summary.slowest_ms, summary.slowest_sent_ms
+    );
     section.push(
         "the slowest poll",
         "measured".to_owned(),

@@ -68,10 +68,12 @@ async fn every_measurement_agrees_then_a_second_run_finds_the_budgets_spent() {
 
     let logins = section(&report, "login-rate");
     let first = observed(logins, "the first refusal");
-    assert!(
-        first == "429 at request 15" || first == "429 at request 16",
-        "20 per address, 6 spent by the attempt ceiling: {first}"
-    );
+    let at: u32 = first
+        .strip_prefix("429 at request ")
+        .and_then(|n| n.parse().ok())
+        .expect("a refusal");
+    // 20 per 15 minutes per address, 6 spent by the attempt ceiling, one more every 45 s.
+    assert!((15..=17).contains(&at), "{first}");
 
     let burst = section(&report, "burst");
     assert!(observed(burst, "126 sequential lookups").starts_with("0 × 429"));
@@ -80,8 +82,8 @@ async fn every_measurement_agrees_then_a_second_run_finds_the_budgets_spent() {
         .next()
         .and_then(|count| count.parse().ok())
         .expect("a count");
-    // 300 per hour: 1 + 6 + 25 + 126 spent before the burst, a few accrued since.
-    assert!((142..=150).contains(&served), "{served}");
+    // 300 per hour: 1 + 6 + 25 + 126 spent before the burst, one more every 12 s since.
+    assert!((142..=160).contains(&served), "{served}");
     assert!(observed(burst, "after waiting").starts_with("served, then 429"));
 
     let analyzer = section(&report, "analyzer");

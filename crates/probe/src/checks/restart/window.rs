@@ -60,6 +60,9 @@ pub struct Summary {
     pub recovered_after: Option<Duration>,
     /// The slowest answer, in milliseconds.
     pub slowest_ms: u128,
+    /// When the slowest poll was sent, in milliseconds after the command started (negative:
+    /// before).
+    pub slowest_sent_ms: i128,
 }
 
 /// Summarises `samples` (in sending order) polled every `interval`; `command_started` is when
@@ -90,6 +93,7 @@ pub fn summarise(samples: &[Sample], interval: Duration, command_started: Instan
         .iter()
         .find(|sample| sample.healthy() && sample.sent > settled_from)
         .map(|sample| sample.sent.duration_since(command_started));
+    let slowest = samples.iter().max_by_key(|sample| sample.elapsed_ms);
     Summary {
         requests: samples.len(),
         failures: failed.len(),
@@ -100,12 +104,15 @@ pub fn summarise(samples: &[Sample], interval: Duration, command_started: Instan
             .map(|(first, last)| (first.sent_at, last.sent_at)),
         window,
         recovered_after,
-        slowest_ms: samples
-            .iter()
-            .map(|sample| sample.elapsed_ms)
-            .max()
-            .unwrap_or(0),
+        slowest_ms: slowest.map_or(0, |sample| sample.elapsed_ms),
+        slowest_sent_ms: slowest.map_or(0, |sample| relative_ms(sample.sent, command_started)),
     }
+}
+
+fn relative_ms(at: Instant, origin: Instant) -> i128 {
+    let after = i128::try_from(at.saturating_duration_since(origin).as_millis()).unwrap_or(0);
+    let before = i128::try_from(origin.saturating_duration_since(at).as_millis()).unwrap_or(0);
+    after - before
 }
 
 fn truncate(text: &str) -> String {
