@@ -315,17 +315,19 @@ wait_healthy() {
 }
 
 # Polls HOST PATH through the ingress every 50 ms until the file STOP exists; writes
-# "<epoch ms> <status> <ms taken>" lines to OUT.
+# "<epoch ms> <status> <ms taken>" lines to OUT. The path is an ordinary route, not the health
+# endpoint: a stopping replica's health answers 503 on purpose (SHUTDOWN_DELAY_MS) while it
+# still serves every other request.
 poll() {
-    local host=$1 path=$2 out=$3 stop=$4
+    local host=$1 path=$2 out=$3 stop=$4 header=${5:-}
     : >"$out"
     while [ ! -e "$stop" ]; do
-        echo "$(now_ms) $(ingress "$host" GET "$path")" >>"$out"
+        echo "$(now_ms) $(ingress "$host" GET "$path" "" "$header")" >>"$out"
         sleep 0.05
     done
 }
 
-# "<requests> <failed> <window ms> <slowest ms>" from a poll file.
+# "<requests> <failed> <window ms> <slowest ms>" from a poll file (failed: not 200).
 summarise() {
     awk '{ n++; if ($2 != 200) { bad++; if (!first) first = $1; last = $1 } if ($3 > slow) slow = $3 }
          END { printf "%d %d %d %d\n", n, bad, (bad ? last - first + 50 : 0), slow }' "$1"
@@ -337,15 +339,15 @@ failed_statuses() {
 }
 
 check_restart_window() {
-    local service=analyzer host=analyzer.localhost path=/health took stop="$STAGE_DIR/poll.stop"
+    local service=analyzer host=analyzer.localhost path=/analysis-types took stop="$STAGE_DIR/poll.stop"
     if ! has_service "$service"; then return; fi
     rm -f "$stop"
     if has_service ingress; then
-        poll "$host" "$path" "$STAGE_DIR/restart.poll" "$stop" &
+        poll "$host" "$path" "$STAGE_DIR/restart.poll" "$stop" "X-Analyzer-Token: $ANALYZER_TOKEN" &
         local poller=$!
         sleep 1
     fi
-    log "restart window: docker compose restart $service (one replica)"
+    log "restart window: docker compose restart $service (one replica), GET $host$path every 50 ms"
     compose restart "$service" >/dev/null 2>&1
     took=$(wait_healthy "$service")
     if has_service ingress; then
@@ -365,11 +367,11 @@ check_roll() {
     before=$(service_ids backend | sort | xargs)
     rm -f "$stop"
     if has_service ingress; then
-        poll api.localhost /actuator/health "$STAGE_DIR/roll.poll" "$stop" &
+        poll api.localhost /v3/api-docs "$STAGE_DIR/roll.poll" "$stop" &
         poller=$!
         sleep 1
     fi
-    log "roll: scripts/deploy backend (2 replicas, surge)"
+    log "roll: scripts/deploy backend (2 replicas, surge), GET api.localhost/v3/api-docs every 50 ms"
     local started
     started=$(now_ms)
     ESTATE_DEPLOY=target/release/estate-deploy scripts/deploy backend --project "$PROJECT" \
