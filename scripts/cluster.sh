@@ -40,7 +40,8 @@ Usage: $0 [test|build|up|down] [--help]
   test   (default) build, bring the cluster up, run the checks, tear it down (volumes too)
   build  release binaries and one image per service ($ESTATE_IMAGE_PREFIX/<service>:$ESTATE_TAG)
   up     build, then bring the cluster up as project 'estate' and leave it running
-  down   stop project 'estate' (its volumes are kept; add them with: docker volume rm)
+  down   stop project 'estate'; its volumes are kept (docker volume rm estate_redis-data
+         estate_backend-data removes them)
 
 'test' runs as compose project 'estate-ci' on its own subnet, so it never touches a cluster
 started with 'up'. Both publish the ingress on 127.0.0.1:$INGRESS_HOST_PORT.
@@ -425,6 +426,10 @@ reset_redis() {
 # ---------------------------------------------------------------- main
 case "$MODE" in
     down)
+        # Compose interpolates the whole file even to stop it; the secrets are not used.
+        for name in SECURITY_JWT_SECRET_KEY ANALYZER_TOKEN INTERNAL_TOKEN; do
+            [ -n "${!name:-}" ] || export "$name=unused-by-down"
+        done
         compose down --remove-orphans
         exit 0
         ;;
