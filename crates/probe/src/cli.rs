@@ -90,6 +90,10 @@ pub struct Args {
     /// The service the restart command restarts.
     #[arg(long, default_value = "analyzer")]
     pub restart_service: String,
+    /// The path polled across the restart (default: /swagger-ui.html on the backend, as the
+    /// seed did; /analysis-types on the analyzer; /estate-probe, a 404, on the others).
+    #[arg(long)]
+    pub restart_path: Option<String>,
     /// Milliseconds between health polls during the restart.
     #[arg(long, default_value_t = 50)]
     pub poll_interval_ms: u64,
@@ -119,6 +123,10 @@ impl Args {
             Some(command) => Some(Plan {
                 command,
                 service: service(&self.restart_service)?,
+                path: self
+                    .restart_path
+                    .clone()
+                    .unwrap_or_else(|| restart_path(&self.restart_service)),
                 interval: Duration::from_millis(self.poll_interval_ms.max(1)),
                 timeout: Duration::from_secs(self.restart_timeout_secs),
                 max_failures: self.restart_max_failures,
@@ -157,6 +165,17 @@ impl Args {
         }
         Ok(targets)
     }
+}
+
+/// One of the service's own routes, never metered in a way a few hundred polls could spend,
+/// and not its health path (which answers 503 on purpose while the service stops).
+fn restart_path(service: &str) -> String {
+    match Service::from_name(service.trim()) {
+        Some(Service::Backend) => "/swagger-ui.html",
+        Some(Service::Analyzer) => "/analysis-types",
+        _ => "/estate-probe",
+    }
+    .to_owned()
 }
 
 fn service(name: &str) -> Result<Service, ProbeError> {

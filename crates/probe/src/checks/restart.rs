@@ -1,9 +1,11 @@
 //! "A restart is a full outage for that service": the seed could only time the recovery.
-//! Here one service's health is polled at a fixed interval, from an allowed origin, from one
-//! second before a restart command until it has answered 200 for two seconds after the
-//! command returned; the window of failed polls is measured, not guessed. Every failure must
-//! be the edge's whole `error code: 502` (or no answer at all without the ingress) and carry
-//! no CORS headers.
+//! Here one of the service's own routes (the seed polled `swagger-ui.html`) is polled at a
+//! fixed interval, from an allowed origin, from one second before a restart command until it
+//! has answered as it did before for two seconds after the command returned; the window of
+//! polls answered otherwise is measured, not guessed. Every such failure must be the edge's
+//! whole `error code: 502` (or no answer at all without the ingress) and carry no CORS
+//! headers. Not the health path: a stopping service answers it 503 on purpose (so the ingress
+//! takes it out of rotation) while it still serves every other request.
 
 pub mod window;
 
@@ -15,7 +17,7 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
-use window::{EDGE_502, Sample, Summary, summarise};
+use window::{EDGE_502, Sample, Summary, baseline, summarise};
 
 /// The check's name.
 pub const NAME: &str = "restart";
@@ -28,8 +30,10 @@ const SETTLED: Duration = Duration::from_secs(2);
 pub struct Plan {
     /// Run with `sh -c`, e.g. `docker compose restart analyzer`.
     pub command: String,
-    /// The service whose health is polled.
+    /// The service restarted.
     pub service: Service,
+    /// The path polled (`GET`), one of the service's own routes.
+    pub path: String,
     /// Between polls.
     pub interval: Duration,
     /// Bound on the command plus the recovery.
@@ -53,8 +57,8 @@ pub async fn check(run: &mut Run) -> Section {
         TITLE,
         format!(
             "`GET {}` on {} every {} ms with `Origin: {}`, from {} s before `{}` until it has \
-             answered 200 for {} s after the command returned (at most {} s).",
-            plan.service.health_path(),
+             answered as before for {} s after the command returned (at most {} s).",
+            plan.path,
             plan.service,
             plan.interval.as_millis(),
             run.expect.allowed_origin,
@@ -95,14 +99,22 @@ pub async fn check(run: &mut Run) -> Section {
 struct Poll {
     estate: crate::estate::Estate,
     service: Service,
+    path: String,
     origin: String,
+    /// The analyzer's token, for the analyzer's routes.
+    token: Option<String>,
 }
 
 fn poll_target(run: &Run, plan: &Plan) -> Poll {
     Poll {
         estate: run.estate.clone(),
         service: plan.service,
+        path: plan.path.clone(),
         origin: run.expect.allowed_origin.clone(),
+        token: run
+            .analyzer_token
+            .clone()
+            .filter(|_| plan.service == Service::Analyzer),
     }
 }
 
@@ -111,10 +123,13 @@ async fn poll(target: Poll, samples: Samples, stop: Arc<AtomicBool>, interval: D
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while !stop.load(Ordering::Relaxed) {
         ticks.tick().await;
-        let request = target
+        let mut request = target
             .estate
-            .request(Method::GET, target.service, target.service.health_path())
+            .request(Method::GET, target.service, &target.path)
             .header("origin", target.origin.as_str());
+        if let Some(token) = &target.token {
+            request = request.header("x-analyzer-token", token.as_str());
+        }
         let answer = target.estate.send(request).await;
         let sample = Sample {
             sent_at: answer.sent_at,
@@ -149,8 +164,8 @@ async fn command(plan: &Plan) -> String {
     }
 }
 
-/// Waits until the service has answered 200 for [`SETTLED`] since the command returned and
-/// since its last failure, or the plan's timeout.
+/// Waits until the service has answered as before for [`SETTLED`] since the command returned
+/// and since its last failure, or the plan's timeout.
 async fn wait_settled(samples: &Samples, started: Instant, plan: &Plan) {
     let returned = Instant::now();
     while started.elapsed() < plan.timeout {
@@ -158,11 +173,15 @@ async fn wait_settled(samples: &Samples, started: Instant, plan: &Plan) {
         let Ok(samples) = samples.lock() else {
             return;
         };
-        let last_failure = samples.iter().rev().find(|sample| !sample.healthy());
+        let baseline = baseline(&samples);
+        let last_failure = samples
+            .iter()
+            .rev()
+            .find(|sample| !sample.as_before(baseline));
         let since = last_failure.map_or(returned, |sample| sample.sent.max(returned));
         let healthy_since = samples
             .iter()
-            .any(|sample| sample.healthy() && sample.sent > since);
+            .any(|sample| sample.as_before(baseline) && sample.sent > since);
         if healthy_since && since.elapsed() >= SETTLED {
             return;
         }
@@ -177,6 +196,17 @@ fn rows(
     via_ingress: bool,
 ) {
     section.compare(&format!("`{}`", plan.command), "exit 0", outcome.clone());
+    let before = summary.baseline.map_or_else(
+        || "no answer below 500: the service was not up".to_owned(),
+        |status| status.to_string(),
+    );
+    let label = format!("`GET {}` before the restart", plan.path);
+    section.row(
+        &label,
+        "an answer from the service (below 500)",
+        before,
+        summary.baseline.is_some(),
+    );
     let failed = format!("{} of {} polls", summary.failures, summary.requests);
     match plan.max_failures {
         Some(max) => section.row(
@@ -241,13 +271,13 @@ fn window_rows(section: &mut Section, plan: &Plan, command_ms: u128, summary: &S
         Verdict::Measured,
     );
     let recovered = match (summary.failures, summary.recovered_after) {
-        (0, _) => "never unhealthy: every poll answered 200".to_owned(),
+        (0, _) => "never down: every poll answered as before".to_owned(),
         (_, Some(after)) => format!("{} ms after the command started", after.as_millis()),
         (_, None) => format!("not within {} s", plan.timeout.as_secs()),
     };
     let ok = summary.failures == 0 || summary.recovered_after.is_some();
     section.row(
-        "healthy again",
+        "answering as before again",
         format!("within {} s", plan.timeout.as_secs()),
         recovered.clone(),
         ok,
@@ -271,7 +301,7 @@ fn window_rows(section: &mut Section, plan: &Plan, command_ms: u128, summary: &S
         section.line(format!("  {n} × {kind}"));
     }
     section.line(format!(
-        "healthy again {recovered}; at {}",
+        "answering as before again: {recovered}; at {}",
         humantime::format_rfc3339_millis(SystemTime::now())
     ));
 }

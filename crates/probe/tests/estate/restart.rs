@@ -31,6 +31,7 @@ fn settings(base: &str, command: String) -> Settings {
         restart: Some(Plan {
             command,
             service: Service::Analyzer,
+            path: "/health".to_owned(),
             interval: Duration::from_millis(20),
             timeout: Duration::from_secs(30),
             max_failures: None,

@@ -1,7 +1,8 @@
 //! The restart window from a poll's samples: how many failed, how (the edge's 502 or no
 //! answer at all), whether any failure carried CORS headers, first and last failure, and when
-//! the service answered again. Each sample stands for one poll interval, so a window with one
-//! failed sample is one interval long.
+//! the service answered again. A poll fails when it is not answered as the first poll (before
+//! the restart) was. Each sample stands for one poll interval, so a window with one failed
+//! sample is one interval long.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -26,9 +27,9 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// A health answer.
-    pub fn healthy(&self) -> bool {
-        self.status == Some(200)
+    /// Answered as `baseline` (the service's answer before the restart) says it should be.
+    pub fn as_before(&self, baseline: Option<u16>) -> bool {
+        baseline.is_some() && self.status == baseline
     }
 
     /// How a failure reads in the report.
@@ -41,9 +42,19 @@ impl Sample {
     }
 }
 
+/// The answer the service gives when it is up: the first poll's, unless that one failed.
+pub fn baseline(samples: &[Sample]) -> Option<u16> {
+    samples
+        .first()
+        .and_then(|sample| sample.status)
+        .filter(|status| *status < 500)
+}
+
 /// What the samples say.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
+    /// The status the service answered before the restart (`None`: it did not).
+    pub baseline: Option<u16>,
     /// Polls sent.
     pub requests: usize,
     /// Polls not answered 200.
@@ -68,7 +79,11 @@ pub struct Summary {
 /// Summarises `samples` (in sending order) polled every `interval`; `command_started` is when
 /// the restart command began.
 pub fn summarise(samples: &[Sample], interval: Duration, command_started: Instant) -> Summary {
-    let failed: Vec<&Sample> = samples.iter().filter(|sample| !sample.healthy()).collect();
+    let baseline = baseline(samples);
+    let failed: Vec<&Sample> = samples
+        .iter()
+        .filter(|sample| !sample.as_before(baseline))
+        .collect();
     let mut kinds: Vec<(String, usize)> = Vec::new();
     for sample in &failed {
         let kind = sample.kind();
@@ -91,10 +106,11 @@ pub fn summarise(samples: &[Sample], interval: Duration, command_started: Instan
     let settled_from = last.map_or(command_started, |last| last.sent.max(command_started));
     let recovered_after = samples
         .iter()
-        .find(|sample| sample.healthy() && sample.sent > settled_from)
+        .find(|sample| sample.as_before(baseline) && sample.sent > settled_from)
         .map(|sample| sample.sent.duration_since(command_started));
     let slowest = samples.iter().max_by_key(|sample| sample.elapsed_ms);
     Summary {
+        baseline,
         requests: samples.len(),
         failures: failed.len(),
         kinds,
