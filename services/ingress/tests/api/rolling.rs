@@ -184,14 +184,15 @@ async fn a_rolling_restart_of_two_draining_origins_loses_no_request() {
         "failed POSTs: {:?}\n{log}",
         posts.failures
     );
-    for tally in [&gets, &posts] {
-        for name in ["a-before", "b-before", "a-after", "b-after"] {
-            assert!(
-                tally.by_origin.contains_key(name),
-                "{name} never answered: {:?}",
-                tally.by_origin
-            );
-        }
+    // Every generation of both origins served (GETs or POSTs: on a loaded machine the roll
+    // can pass one origin before a given method's next request reaches it).
+    for name in ["a-before", "b-before", "a-after", "b-after"] {
+        assert!(
+            gets.by_origin.contains_key(name) || posts.by_origin.contains_key(name),
+            "{name} never answered: GET {:?}, POST {:?}",
+            gets.by_origin,
+            posts.by_origin
+        );
     }
 }
 
