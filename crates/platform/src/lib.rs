@@ -12,6 +12,8 @@
 //! - [`shutdown`]: a future that resolves on SIGTERM or Ctrl-C.
 //! - [`server`]: `BIND_ADDR`/`PORT`, binding, and the run loop that drains on SIGTERM.
 //! - [`cli`]: the shared command line (`--healthcheck`, `--help`).
+//! - [`envelope`]: the `{"error","message"}` envelope and its 500 form (analyzer, ai-service,
+//!   mcp-server).
 //! - [`health`]: the health handler every service mounts (503 once a stop is announced).
 //! - [`metrics`]: the Prometheus exposition response.
 //! - [`panic`]: the last-resort layer turning a panic into the service's 500 envelope;
@@ -28,6 +30,7 @@ pub mod cli;
 pub mod client_ip;
 pub mod config;
 pub mod cors;
+pub mod envelope;
 pub mod health;
 pub mod jwt;
 pub mod metrics;

@@ -9,8 +9,8 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpResponse, ResponseError};
-use platform::{ErrorReference, Rejection};
-use serde_json::json;
+use platform::Rejection;
+pub use platform::envelope::{envelope, internal_envelope, internal_error};
 use std::time::Duration;
 
 /// Everything a request can fail with.
@@ -82,25 +82,6 @@ impl ResponseError for ApiError {
         }
         response.json(envelope(code, &self.to_string()))
     }
-}
-
-/// `{"error": code, "message": text}`: the one place the envelope is built.
-pub fn envelope(code: &str, message: &str) -> serde_json::Value {
-    json!({ "error": code, "message": message })
-}
-
-/// The 500 envelope with a fresh reference, logged with the cause.
-pub fn internal_error(kind: &str, cause: &str) -> HttpResponse {
-    let reference = ErrorReference::new();
-    tracing::error!(%reference, kind, cause, "internal error");
-    internal_envelope(kind, &reference)
-}
-
-/// The 500 envelope for a reference already logged (the panic layer's).
-pub fn internal_envelope(kind: &str, reference: &ErrorReference) -> HttpResponse {
-    HttpResponse::InternalServerError().json(
-        json!({ "error": "internal_error", "message": kind, "reference": reference.as_str() }),
-    )
 }
 
 /// A refused body, path or query, in the envelope.

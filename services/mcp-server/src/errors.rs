@@ -11,8 +11,8 @@ use crate::mcp::MCP_PATH;
 use crate::mcp::jsonrpc::{self, RpcError};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, HttpResponseBuilder};
-use platform::ErrorReference;
-use serde_json::{Value, json};
+pub use platform::envelope::{envelope, internal_envelope};
+use serde_json::Value;
 
 /// A refusal before any handler ran, in the envelope of the path it was made on.
 #[derive(Clone, Debug)]
@@ -49,19 +49,7 @@ impl Refusal {
     }
 }
 
-/// `{"error": code, "message": text}`: the one place the service envelope is built.
-pub fn envelope(code: &str, message: &str) -> Value {
-    json!({ "error": code, "message": message })
-}
-
 /// The envelope response with `status`.
 pub fn respond(status: StatusCode, code: &str, message: &str) -> HttpResponse {
     HttpResponse::build(status).json(envelope(code, message))
-}
-
-/// The 500 envelope for a reference already logged (the panic layer's).
-pub fn internal_envelope(kind: &str, reference: &ErrorReference) -> HttpResponse {
-    HttpResponse::InternalServerError().json(
-        json!({ "error": "internal_error", "message": kind, "reference": reference.as_str() }),
-    )
 }
