@@ -1,6 +1,10 @@
 //! Binding and running an HTTP service: the address from `BIND_ADDR`/`PORT`, and a run loop
 //! that drains in-flight requests when SIGTERM arrives instead of dropping them.
 
+mod bound;
+
+pub use bound::Bound;
+
 use crate::config::{ConfigError, Env};
 use crate::shutdown::StopSignal;
 use actix_web::dev::{Server, ServerHandle};
@@ -75,7 +79,7 @@ impl ListenConfig {
 /// 503 ([`crate::health`]) while requests are still served for `shutdown_delay`; then the
 /// server stops taking connections and lets in-flight requests finish, for at most
 /// [`DRAIN_TIMEOUT`].
-pub async fn run_until_stopped(
+async fn run_until_stopped(
     server: Server,
     service: &str,
     shutdown_delay: Duration,

@@ -12,18 +12,16 @@ use crate::metrics::ServiceMetrics;
 use crate::state::AppState;
 use crate::{limits, routes};
 use actix_web::dev::Server;
-use actix_web::{App, HttpServer, web};
+use actix_web::{App, web};
 use limiter::{LimiterMetrics, SharedClock};
+use platform::server::Bound;
 use platform::{Rejection, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A bound, not yet running ai-service.
 pub struct Application {
-    port: u16,
-    server: Server,
-    shutdown_delay: Duration,
+    bound: Bound,
 }
 
 impl Application {
@@ -60,8 +58,7 @@ impl Application {
         let cors = config.cors.clone();
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let shutdown_delay = config.listen.shutdown_delay;
-        let port = listener.local_addr().map_err(|e| fail(&e))?.port();
-        let server = HttpServer::new(move || {
+        let bound = Bound::new("ai-service", listener, shutdown_delay, move || {
             App::new()
                 .app_data(web::Data::new(state.clone()))
                 .app_data(
@@ -76,33 +73,22 @@ impl Application {
                     internal_envelope("panic", reference)
                 }))
                 .wrap(cors.layer())
-        })
-        .disable_signals()
-        .shutdown_timeout(platform::server::DRAIN_TIMEOUT.as_secs())
-        .listen(listener)
-        .map_err(|e| fail(&e))?
-        .run();
-        Ok(Self {
-            port,
-            server,
-            shutdown_delay,
-        })
+        })?;
+        Ok(Self { bound })
     }
 
     /// The bound port.
     pub fn port(&self) -> u16 {
-        self.port
+        self.bound.port()
     }
 
     /// The server, for tests that spawn it.
     pub fn into_server(self) -> Server {
-        self.server
+        self.bound.into_server()
     }
 
     /// Serves until SIGTERM, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        platform::server::run_until_stopped(self.server, "ai-service", self.shutdown_delay)
-            .await
-            .map_err(|error| StartFailure::Other(error.to_string()))
+        self.bound.run_until_stopped().await
     }
 }

@@ -14,12 +14,12 @@ use crate::store::Store;
 use crate::{limits, routes};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
-use actix_web::{App, HttpServer, web};
+use actix_web::{App, web};
 use limiter::{LimiterMetrics, SharedClock};
+use platform::server::Bound;
 use platform::{Rejection, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The file under `DATA_DIR`, or with `SMTP_URL` the SMTP queue, its delivery task started
 /// and its counters registered.
@@ -46,9 +46,7 @@ pub const OUTBOX_FILE: &str = "outbox.jsonl";
 
 /// A bound, not yet running backend.
 pub struct Application {
-    port: u16,
-    server: Server,
-    shutdown_delay: Duration,
+    bound: Bound,
     state: AppState,
 }
 
@@ -78,7 +76,6 @@ impl Application {
         let cors = config.cors.clone();
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let shutdown_delay = config.listen.shutdown_delay;
-        let port = listener.local_addr().map_err(|e| fail(&e))?.port();
         let outbox = outbox(&config, &store, &mut registry).map_err(|e| fail(&e))?;
         let auth = AuthServices::new(&config, &store, outbox);
         let tenancy = TenancyServices::new(&config, &store);
@@ -93,7 +90,7 @@ impl Application {
             scans,
         };
         let app_state = state.clone();
-        let server = HttpServer::new(move || {
+        let bound = Bound::new("backend", listener, shutdown_delay, move || {
             App::new()
                 .app_data(web::Data::new(app_state.clone()))
                 .app_data(
@@ -115,23 +112,13 @@ impl Application {
                     internal_error("panic", reference)
                 }))
                 .wrap(cors.layer())
-        })
-        .disable_signals()
-        .shutdown_timeout(platform::server::DRAIN_TIMEOUT.as_secs())
-        .listen(listener)
-        .map_err(|e| fail(&e))?
-        .run();
-        Ok(Self {
-            port,
-            server,
-            shutdown_delay,
-            state,
-        })
+        })?;
+        Ok(Self { bound, state })
     }
 
     /// The bound port.
     pub fn port(&self) -> u16 {
-        self.port
+        self.bound.port()
     }
 
     /// The shared state (tests reach the store's fault switch through it).
@@ -141,13 +128,11 @@ impl Application {
 
     /// The server, for tests that spawn it.
     pub fn into_server(self) -> Server {
-        self.server
+        self.bound.into_server()
     }
 
     /// Serves until SIGTERM, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        platform::server::run_until_stopped(self.server, "backend", self.shutdown_delay)
-            .await
-            .map_err(|error| StartFailure::Other(error.to_string()))
+        self.bound.run_until_stopped().await
     }
 }

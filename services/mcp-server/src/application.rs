@@ -14,18 +14,16 @@ use crate::upstream::Upstream;
 use crate::{identity, limits, mcp, origin, routes, skills};
 use actix_web::dev::Server;
 use actix_web::middleware::{Condition, from_fn};
-use actix_web::{App, HttpServer, web};
+use actix_web::{App, web};
 use limiter::{LimiterMetrics, SharedClock};
+use platform::server::Bound;
 use platform::{ListenConfig, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A bound, not yet running MCP server.
 pub struct Application {
-    port: u16,
-    server: Server,
-    shutdown_delay: Duration,
+    bound: Bound,
 }
 
 impl Application {
@@ -78,7 +76,7 @@ impl Application {
             .cors
             .clone()
             .with_request_headers(&mcp::REQUEST_HEADERS);
-        let server = HttpServer::new(move || {
+        let bound = Bound::new("mcp-server", listener, shutdown_delay, move || {
             App::new()
                 .app_data(web::Data::new(state.clone()))
                 .configure(routes::config)
@@ -89,34 +87,23 @@ impl Application {
                     internal_envelope("panic", reference)
                 }))
                 .wrap(cors.layer())
-        })
-        .disable_signals()
-        .shutdown_timeout(platform::server::DRAIN_TIMEOUT.as_secs())
-        .listen(listener)
-        .map_err(|e| fail(&e))?
-        .run();
-        Ok(Self {
-            port,
-            server,
-            shutdown_delay,
-        })
+        })?;
+        Ok(Self { bound })
     }
 
     /// The bound port.
     pub fn port(&self) -> u16 {
-        self.port
+        self.bound.port()
     }
 
     /// The server, for tests that spawn it.
     pub fn into_server(self) -> Server {
-        self.server
+        self.bound.into_server()
     }
 
     /// Serves until SIGTERM, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        platform::server::run_until_stopped(self.server, "mcp-server", self.shutdown_delay)
-            .await
-            .map_err(|error| StartFailure::Other(error.to_string()))
+        self.bound.run_until_stopped().await
     }
 }
 
