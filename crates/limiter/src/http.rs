@@ -1,18 +1,25 @@
 //! The actix-web glue: a middleware that meters requests by a rule table.
 //!
+//! The table is matched against [`routed_path`], the one decoded path actix's router routes
+//! (never the spelling the client sent), so no spelling of a path reaches a handler without
+//! meeting its meter: `/%61pi/v1/login` is metered as `/api/v1/login` because it is routed as
+//! it, and a spelling the router does not normalize (dot segments, `//`, `;x`, case) routes
+//! nowhere.
+//!
 //! A request no rule matches passes through untouched, with no rate-limit fields. A matched
-//! request is checked against each of its rule's groups (keyed by the service's key function;
-//! a group with no key for this request is skipped); a refusal is answered at once with the
-//! service's own envelope plus `Retry-After` and the `RateLimit` fields.
+//! request is checked against each of its rule's groups (keyed by the service's key function,
+//! or for a group keyed by the body, by a field the body carries; a group with no key for this
+//! request is skipped); a refusal is answered at once with the service's own envelope plus
+//! `Retry-After` and the `RateLimit` fields.
 
 use crate::headers::{self, FieldStyle};
 use crate::key::KeyDigest;
 use crate::limiter::{Group, GroupId, Limiter};
 use crate::rules::RuleTable;
 use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_web::dev::{Payload, Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::{Error, HttpResponse};
+use actix_web::{Error, HttpRequest, HttpResponse, web};
 use futures_util::future::{LocalBoxFuture, Ready, ready};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -29,7 +36,16 @@ pub struct Refused<'a> {
 }
 
 type KeyFn = dyn Fn(&ServiceRequest, &Group) -> Option<KeyDigest> + Send + Sync;
+type BodyKeyFn = dyn Fn(&[u8]) -> Option<KeyDigest> + Send + Sync;
 type RefusalFn = dyn Fn(&Refused<'_>) -> HttpResponse + Send + Sync;
+
+/// The path the router routes: percent-encoded characters decoded (all but `/`, `+` and `%`
+/// itself), exactly the string actix matches resources against. Every decision a service makes
+/// by path (which meter, which envelope, which path needs no token) reads this, never the raw
+/// spelling, so a decision and the route it is about cannot disagree.
+pub fn routed_path(request: &HttpRequest) -> &str {
+    request.match_info().as_str()
+}
 
 /// A rule in the table referred to a group the limiter does not have.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +58,7 @@ struct Shared {
     table: RuleTable,
     rule_groups: Vec<Vec<GroupId>>,
     key: Arc<KeyFn>,
+    body_keys: Vec<(GroupId, Arc<BodyKeyFn>)>,
     refusal: Arc<RefusalFn>,
     style: FieldStyle,
 }
@@ -79,6 +96,7 @@ impl RateLimit {
                     .peer_addr()
                     .map(|peer| KeyDigest::of(peer.ip().to_string()))
             }),
+            body_keys: Vec::new(),
             refusal: Arc::new(|_| HttpResponse::TooManyRequests().finish()),
             style: FieldStyle::Draft,
         };
@@ -93,6 +111,24 @@ impl RateLimit {
         key: impl Fn(&ServiceRequest, &Group) -> Option<KeyDigest> + Send + Sync + 'static,
     ) -> Self {
         self.map_shared(|shared| shared.key = Arc::new(key))
+    }
+
+    /// Keys `group` on a field of the request's body (the recipient of a mail, say): for a
+    /// request whose rule names `group`, the middleware reads the body (up to the app's payload
+    /// limit), hands it to `key` and puts it back untouched for the handler. A body that
+    /// cannot be read, or that `key` finds nothing in, leaves `group` unasked; the handler
+    /// refuses such a body itself.
+    pub fn body_key(
+        self,
+        group: &str,
+        key: impl Fn(&[u8]) -> Option<KeyDigest> + Send + Sync + 'static,
+    ) -> Result<Self, UnknownGroup> {
+        let id = self
+            .shared
+            .limiter
+            .group_id(group)
+            .ok_or_else(|| UnknownGroup(group.to_owned()))?;
+        Ok(self.map_shared(|shared| shared.body_keys.push((id, Arc::new(key)))))
     }
 
     /// The service's refusal envelope; the middleware adds the headers.
@@ -118,17 +154,58 @@ impl RateLimit {
 }
 
 impl Shared {
-    fn checks(&self, request: &ServiceRequest) -> Vec<(GroupId, KeyDigest)> {
-        let Some(index) = self
-            .table
-            .position(request.method().as_str(), request.path())
-        else {
-            return Vec::new();
-        };
-        self.rule_groups[index]
+    /// The index of the rule metering this request, matched on the routed path.
+    fn rule(&self, request: &ServiceRequest) -> Option<usize> {
+        self.table
+            .position(request.method().as_str(), routed_path(request.request()))
+    }
+
+    /// The body key function of `group`, if it is keyed by the body.
+    fn body_key(&self, group: GroupId) -> Option<&BodyKeyFn> {
+        self.body_keys
             .iter()
-            .filter_map(|&id| (self.key)(request, self.limiter.group(id)).map(|key| (id, key)))
+            .find(|(id, _)| *id == group)
+            .map(|(_, key)| key.as_ref())
+    }
+
+    /// Every (group, key) of rule `index` for this request; reads the body once when one of
+    /// its groups is keyed by it.
+    async fn checks(
+        &self,
+        index: usize,
+        request: &mut ServiceRequest,
+    ) -> Vec<(GroupId, KeyDigest)> {
+        let groups = &self.rule_groups[index];
+        let body = match groups.iter().any(|&id| self.body_key(id).is_some()) {
+            true => read_body(request).await,
+            false => None,
+        };
+        groups
+            .iter()
+            .filter_map(|&id| {
+                let key = match self.body_key(id) {
+                    Some(key) => body.as_deref().and_then(key),
+                    None => (self.key)(request, self.limiter.group(id)),
+                };
+                key.map(|key| (id, key))
+            })
             .collect()
+    }
+}
+
+/// The body, put back for the handler. When it cannot be read (over the payload limit, cut
+/// off) the handler gets no body at all, never the unread rest of it: a tail read past the
+/// limit could otherwise be a whole JSON document that no group was keyed on.
+async fn read_body(request: &mut ServiceRequest) -> Option<web::Bytes> {
+    match request.extract::<web::Bytes>().await {
+        Ok(body) => {
+            request.set_payload(Payload::from(body.clone()));
+            Some(body)
+        }
+        Err(_) => {
+            request.set_payload(Payload::None);
+            None
+        }
     }
 }
 
@@ -168,11 +245,14 @@ where
 
     forward_ready!(service);
 
-    fn call(&self, request: ServiceRequest) -> Self::Future {
+    fn call(&self, mut request: ServiceRequest) -> Self::Future {
         let service = self.service.clone();
         let shared = self.shared.clone();
         Box::pin(async move {
-            let checks = shared.checks(&request);
+            let checks = match shared.rule(&request) {
+                Some(index) => shared.checks(index, &mut request).await,
+                None => Vec::new(),
+            };
             if checks.is_empty() {
                 return Ok(service.call(request).await?.map_into_left_body());
             }

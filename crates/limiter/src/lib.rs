@@ -40,7 +40,7 @@ mod sliding_redis;
 pub use clock::{Clock, CoarseClock, FakeClock, SharedClock, SystemClock, system_clock};
 pub use decision::Decision;
 pub use headers::FieldStyle;
-pub use http::{RateLimit, Refused};
+pub use http::{RateLimit, Refused, routed_path};
 pub use key::KeyDigest;
 pub use limiter::{DEFAULT_MAX_TRACKED_KEYS, GroupId, Limiter, LimiterError, Verdict};
 pub use metrics::{LimiterMetrics, Outcome};

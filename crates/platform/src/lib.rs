@@ -24,10 +24,12 @@
 //!   one HKDF-derived key per [`TokenKind`], issuing, verifying and the bearer header.
 //! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost.
 //! - [`client_ip`]: the client address behind the `TRUSTED_PROXIES` (rightmost untrusted
-//!   `X-Forwarded-For` hop; the peer otherwise).
+//!   `X-Forwarded-For` hop; the peer otherwise); [`client_key`]: the key a per-address
+//!   budget is kept under (IPv6 by its `RATE_LIMIT_IPV6_PREFIX` network).
 
 pub mod cli;
 pub mod client_ip;
+pub mod client_key;
 pub mod config;
 pub mod cors;
 pub mod envelope;
@@ -43,6 +45,7 @@ pub mod telemetry;
 
 pub use cli::{ServiceInfo, StartFailure};
 pub use client_ip::TrustedProxies;
+pub use client_key::ClientIp;
 pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
 pub use cors::CorsConfig;
 pub use jwt::{Claims, JwtError, JwtKeys, Subject, TokenKind};

@@ -6,6 +6,13 @@
 //!   `REDIS_IMAGE` overrides it) on a fixed free host port, so a stopped and restarted
 //!   container comes back on the same address; `None` when `ESTATE_SKIP_DOCKER=1`.
 //! - [`free_port`]: a loopback port nothing listens on.
+//! - [`raw`]: one HTTP/1.1 exchange with the request target written byte for byte;
+//!   [`spellings`]: the other spellings of a path; [`sweep`]: that none of them, and no other
+//!   method, reaches a metered route's handler unmetered.
+
+pub mod raw;
+pub mod spellings;
+pub mod sweep;
 
 use std::net::TcpListener;
 use testcontainers::core::{IntoContainerPort, WaitFor};

@@ -1,7 +1,7 @@
 //! The ai-service's settings, read once from the environment (every variable in docs/config.md).
 
 use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
-use platform::{ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, TrustedProxies};
+use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
 use std::time::Duration;
 
 /// The ai-service's port.
@@ -39,8 +39,8 @@ pub struct AiConfig {
     pub jwt: JwtKeys,
     /// The CORS allow-list.
     pub cors: CorsConfig,
-    /// Proxies whose `X-Forwarded-For` is believed.
-    pub trusted_proxies: TrustedProxies,
+    /// The client address behind the trusted proxies, and the key of its per-address budgets.
+    pub client_ip: ClientIp,
     /// True only when `RATE_LIMIT_DISABLED=true`.
     pub rate_limit_disabled: bool,
     /// Per-subject chat window.
@@ -68,7 +68,7 @@ impl AiConfig {
             listen: ListenConfig::from_env(env, DEFAULT_PORT)?,
             jwt: JwtKeys::from_env(env)?,
             cors: CorsConfig::from_env(env)?,
-            trusted_proxies: TrustedProxies::from_env(env)?,
+            client_ip: ClientIp::from_env(env)?,
             rate_limit_disabled: rate_limit_disabled(env),
             chat: env.budget(ENV_BUDGET_CHAT, "60/1m")?,
             global: env.budget(ENV_BUDGET_GLOBAL, "1200/1m")?,

@@ -8,7 +8,8 @@
 //!
 //! The chat ceilings are the limiter's [`SlidingWindow`] (checked by the chat gate after the
 //! token); the public log analysis is a `RuleTable` group behind the `RateLimit` middleware,
-//! keyed on the client address behind `TRUSTED_PROXIES`. With `REDIS_URL` set, both are shared
+//! keyed on the client's subscriber behind `TRUSTED_PROXIES` (an IPv6 client by its
+//! `RATE_LIMIT_IPV6_PREFIX` network). With `REDIS_URL` set, both are shared
 //! by every replica (and decided locally while Redis is slow or down). `/health` and `/metrics` match no
 //! rule. Every refusal is the same body, `{"error":"rate_limited",…}` with `Retry-After`.
 
@@ -16,8 +17,8 @@ use crate::config::AiConfig;
 use crate::errors::ApiError;
 use actix_web::ResponseError;
 use limiter::{
-    KeyDigest, Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, RuleTable,
-    SharedClock, SlidingWindow,
+    Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, RuleTable, SharedClock,
+    SlidingWindow,
 };
 use std::sync::Arc;
 
@@ -74,13 +75,9 @@ pub fn middleware(
     limiter: Limiter,
     config: &AiConfig,
 ) -> Result<RateLimit, limiter::http::UnknownGroup> {
-    let proxies = config.trusted_proxies.clone();
+    let client_ip = config.client_ip.clone();
     Ok(RateLimit::new(limiter, rule_table())?
-        .key(move |request, _| {
-            proxies
-                .from_service_request(request)
-                .map(|ip| KeyDigest::of(ip.to_string()))
-        })
+        .key(move |request, _| client_ip.key(request.request()))
         .refusal(|refused| {
             ApiError::RateLimited {
                 retry_after: refused.retry_after,

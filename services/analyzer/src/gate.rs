@@ -8,6 +8,7 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{Error, ResponseError, web};
+use limiter::routed_path;
 use subtle::ConstantTimeEq;
 
 /// The header callers present.
@@ -20,7 +21,7 @@ pub async fn require_token(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
-    if request.path() == HEALTH_PATH || presents_token(&request) {
+    if routed_path(request.request()) == HEALTH_PATH || presents_token(&request) {
         return Ok(next.call(request).await?.map_into_left_body());
     }
     let response = ApiError::Unauthorized.error_response();

@@ -2,8 +2,8 @@
 //!
 //! Middleware order, outermost first: CORS (so a 401, 429 or 500 for an allowed origin carries
 //! CORS headers and a disallowed origin never gets any), the panic layer (a panic is the 500
-//! envelope), the recipient reader (the per-recipient ceiling's key is in the body), the
-//! limiter (both filters' groups), then the routes.
+//! envelope), the limiter (both filters' groups; it reads the recipient of a mail path from
+//! the body), then the routes.
 
 use crate::auth::outbox::{MailQueue, Outbox, OutboxMetrics};
 use crate::config::BackendConfig;
@@ -13,7 +13,6 @@ use crate::state::{AppState, AuthServices, ScanServices, TenancyServices};
 use crate::store::Store;
 use crate::{limits, routes};
 use actix_web::dev::Server;
-use actix_web::middleware::from_fn;
 use actix_web::{App, web};
 use limiter::{LimiterMetrics, SharedClock};
 use platform::server::Bound;
@@ -107,7 +106,6 @@ impl Application {
                 )
                 .configure(routes::config)
                 .wrap(rate_limit.clone())
-                .wrap(from_fn(limits::recipient::read_recipient))
                 .wrap(platform::panic::CatchPanic::new(|reference| {
                     internal_error("panic", reference)
                 }))

@@ -5,7 +5,7 @@ mod mail;
 pub use mail::{ENV_MAIL_LINK_BASE_URL, ENV_SMTP_FROM, ENV_SMTP_URL, MailConfig, SmtpConfig};
 
 use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
-use platform::{ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, TrustedProxies};
+use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -79,8 +79,8 @@ pub struct BackendConfig {
     pub jwt: JwtKeys,
     /// The CORS allow-list.
     pub cors: CorsConfig,
-    /// Proxies whose `X-Forwarded-For` is believed.
-    pub trusted_proxies: TrustedProxies,
+    /// The client address behind the trusted proxies, and the key of its per-address budgets.
+    pub client_ip: ClientIp,
     /// Public filter budgets.
     pub public: PublicBudgets,
     /// Auth filter budgets.
@@ -120,7 +120,7 @@ impl BackendConfig {
             redis_url: env.optional(ENV_REDIS_URL),
             jwt: JwtKeys::from_env(env)?,
             cors: CorsConfig::from_env(env)?,
-            trusted_proxies: TrustedProxies::from_env(env)?,
+            client_ip: ClientIp::from_env(env)?,
             public: PublicBudgets {
                 email: env.budget("RATE_LIMIT_EMAIL", "20/1h")?,
                 email_recipient: env.budget("RATE_LIMIT_EMAIL_RECIPIENT", "10/1h")?,

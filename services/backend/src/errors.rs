@@ -10,6 +10,7 @@ use crate::store::StoreError;
 use actix_web::http::StatusCode;
 use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use limiter::routed_path;
 use platform::{ErrorReference, Rejection};
 
 /// How long a client should wait when the store did not answer.
@@ -72,18 +73,19 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    /// A client error in the envelope of `path`'s controller.
-    pub fn client(status: StatusCode, message: impl Into<String>, path: &str) -> Self {
+    /// A client error in the envelope of the controller `request` is routed to (by the routed
+    /// path, so every spelling of a path gets its controller's envelope).
+    pub fn client(status: StatusCode, message: impl Into<String>, request: &HttpRequest) -> Self {
         Self::Client {
             status,
             message: message.into(),
-            envelope: Envelope::for_path(path),
+            envelope: Envelope::for_path(routed_path(request)),
         }
     }
 
     /// A request the extractors refused, in the envelope of its path.
     pub fn rejected(rejection: &Rejection, request: &HttpRequest) -> Self {
-        Self::client(rejection.status, rejection.message.clone(), request.path())
+        Self::client(rejection.status, rejection.message.clone(), request)
     }
 }
 

@@ -29,11 +29,7 @@ pub struct Scoped {
 }
 
 fn unauthorized(request: &HttpRequest) -> ApiError {
-    ApiError::client(
-        StatusCode::UNAUTHORIZED,
-        "authentication required",
-        request.path(),
-    )
+    ApiError::client(StatusCode::UNAUTHORIZED, "authentication required", request)
 }
 
 fn state(request: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
@@ -91,11 +87,7 @@ impl FromRequest for Scoped {
                 WorkspaceScope::sole(&fallback),
             )
             .map_err(|_| {
-                ApiError::client(
-                    StatusCode::FORBIDDEN,
-                    "workspace scope required",
-                    request.path(),
-                )
+                ApiError::client(StatusCode::FORBIDDEN, "workspace scope required", &request)
             })?;
             Ok(Self {
                 claims,

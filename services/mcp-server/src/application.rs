@@ -42,7 +42,7 @@ impl Application {
         tool_metrics.register(&mut registry);
         let limiter = limits::limiter(&config, limiter_metrics, clock).map_err(|e| fail(&e))?;
         let rate_limit =
-            limits::middleware(limiter, config.trusted_proxies.clone()).map_err(|e| fail(&e))?;
+            limits::middleware(limiter, config.client_ip.clone()).map_err(|e| fail(&e))?;
         log_rule_table(config.rate_limit_enabled);
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let shutdown_delay = config.listen.shutdown_delay;

@@ -2,7 +2,7 @@
 
 use crate::public_url::PublicUrl;
 use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
-use platform::{ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, TrustedProxies};
+use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
 
 /// The MCP server's port.
 pub const DEFAULT_PORT: u16 = 9500;
@@ -60,8 +60,8 @@ pub struct McpConfig {
     pub jwt: JwtKeys,
     /// The origins allowed to call from a browser.
     pub cors: CorsConfig,
-    /// Proxies whose `X-Forwarded-For` is believed.
-    pub trusted_proxies: TrustedProxies,
+    /// The client address behind the trusted proxies, and the key of its per-address budgets.
+    pub client_ip: ClientIp,
     /// False only when `MCP_RATE_LIMIT_ENABLED=false`.
     pub rate_limit_enabled: bool,
     /// Group budgets.
@@ -86,7 +86,7 @@ impl McpConfig {
             backend_url: base_url(env, ENV_BACKEND_URL, DEFAULT_BACKEND_URL)?,
             jwt: JwtKeys::from_env(env)?,
             cors: CorsConfig::from_env(env)?,
-            trusted_proxies: TrustedProxies::from_env(env)?,
+            client_ip: ClientIp::from_env(env)?,
             rate_limit_enabled: rate_limit_enabled(env),
             budgets: Budgets {
                 mcp: env.budget(ENV_BUDGET_MCP, "600/60s")?,

@@ -17,6 +17,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, web};
+use limiter::routed_path;
 use platform::TokenKind;
 use platform::jwt::bearer_token;
 
@@ -48,7 +49,7 @@ pub async fn identify(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
-    if OPEN_PATHS.contains(&request.path()) {
+    if OPEN_PATHS.contains(&routed_path(request.request())) {
         return Ok(next.call(request).await?.map_into_left_body());
     }
     match caller_of(&request) {
@@ -57,7 +58,7 @@ pub async fn identify(
             Ok(next.call(request).await?.map_into_left_body())
         }
         None => {
-            let response = unauthorized(request.path());
+            let response = unauthorized(routed_path(request.request()));
             Ok(request.into_response(response).map_into_right_body())
         }
     }

@@ -7,8 +7,9 @@
 //! | installer      | 60/60s           | `GET /install.sh`     |
 //!
 //! Keyed on the caller: the digest of the access token's subject (so one person's budget is
-//! the same from every address and across token refreshes), or of the client address behind
-//! the trusted proxies for an anonymous caller. The two inputs are prefixed differently, so a
+//! the same from every address and across token refreshes), or of the client's subscriber
+//! behind the trusted proxies for an anonymous caller (an IPv6 client by its
+//! `RATE_LIMIT_IPV6_PREFIX` network). The two inputs are prefixed differently, so a
 //! subject that reads like an address never shares a bucket with it. `/health` and `/metrics`
 //! match no rule. A refusal on `/mcp` is a JSON-RPC error (-32010, see [`crate::errors`]);
 //! elsewhere the service envelope. Neither names the group.
@@ -24,7 +25,7 @@ use limiter::{
     KeyDigest, Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, Refused, RuleTable,
     SharedClock, retry_after_secs,
 };
-use platform::TrustedProxies;
+use platform::ClientIp;
 use serde_json::json;
 
 /// The group of `/mcp`.
@@ -65,7 +66,7 @@ pub fn limiter(
 /// The middleware: keyed on the caller, the refusal in the path's envelope.
 pub fn middleware(
     limiter: Limiter,
-    proxies: TrustedProxies,
+    client_ip: ClientIp,
 ) -> Result<RateLimit, limiter::http::UnknownGroup> {
     Ok(RateLimit::new(limiter, rule_table())?
         .key(move |request, _| {
@@ -75,9 +76,9 @@ pub fn middleware(
                 .and_then(|caller| caller.subject.clone());
             match subject {
                 Some(subject) => Some(KeyDigest::of(format!("sub\0{subject}"))),
-                None => proxies
-                    .from_service_request(request)
-                    .map(|address| KeyDigest::of(format!("ip\0{address}"))),
+                None => client_ip
+                    .subscriber_of(request.request())
+                    .map(|subscriber| KeyDigest::of(format!("ip\0{subscriber}"))),
             }
         })
         .refusal(refusal))

@@ -12,6 +12,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::ORIGIN;
 use actix_web::middleware::Next;
 use actix_web::{Error, web};
+use limiter::routed_path;
 
 /// The middleware function (mounted with `middleware::from_fn`).
 pub async fn guard(
@@ -28,7 +29,7 @@ pub async fn guard(
         message: "Forbidden: this Origin is not allowed".to_owned(),
         data: None,
     };
-    let response = refusal.respond(request.path());
+    let response = refusal.respond(routed_path(request.request()));
     Ok(request.into_response(response).map_into_right_body())
 }
 

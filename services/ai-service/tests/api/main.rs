@@ -12,4 +12,5 @@ mod llm_stub;
 mod logs;
 mod shared_window;
 mod shell;
+mod spellings;
 mod stack;

@@ -7,4 +7,5 @@ mod gate;
 mod helpers;
 mod limits;
 mod rules;
+mod spellings;
 mod stop;

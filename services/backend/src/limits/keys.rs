@@ -1,35 +1,72 @@
-//! What each group is keyed on: the client address for IP groups, the bearer for EXPENSIVE,
-//! the CI key for CI, the e-mail's recipient for the per-recipient ceiling. Every key is
-//! digested before it reaches the limiter.
+//! What each group is keyed on, so that each budget is one person's: the client's subscriber
+//! (its IPv4 address, or its IPv6 network) for the per-address groups, the verified subject
+//! of the bearer for EXPENSIVE, the CI key as the gatekeeper authenticates it for CI, the
+//! recipient's inbox for the per-recipient ceiling. Every key is digested before it reaches
+//! the limiter, and the kinds of key never share a digest (`sub`, `ip`, `ci` prefixes).
 
-use super::recipient::Recipient;
+use super::recipient;
 use super::rules;
-use actix_web::HttpMessage;
+use crate::config::BackendConfig;
+use actix_web::HttpRequest;
 use actix_web::dev::ServiceRequest;
-use limiter::KeyDigest;
-use platform::TrustedProxies;
+use limiter::{KeyDigest, RateLimit, http::UnknownGroup};
 use platform::jwt::bearer_token;
+use platform::{ClientIp, JwtKeys, TokenKind};
 
 /// The header a CI runner may send its key in, instead of `Authorization: Bearer`.
 pub const CI_KEY_HEADER: &str = "x-ci-key";
 
-/// The key of `group` for this request (`None`: this group does not meter it).
-pub fn key(request: &ServiceRequest, group: &str, proxies: &TrustedProxies) -> Option<KeyDigest> {
-    match group {
-        rules::EXPENSIVE => bearer_token(request.headers()).map(KeyDigest::of),
-        rules::CI => ci_key(request).map(KeyDigest::of),
-        rules::EMAIL_RECIPIENT => request
-            .extensions()
-            .get::<Recipient>()
-            .map(|recipient| recipient.0),
-        _ => proxies
-            .from_service_request(request)
-            .map(|ip| KeyDigest::of(ip.to_string())),
+/// How the backend's requests are keyed: built once from the config.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    client_ip: ClientIp,
+    jwt: JwtKeys,
+}
+
+impl Keys {
+    /// The keys of `config`'s proxies, IPv6 prefix and token keys.
+    pub fn new(config: &BackendConfig) -> Self {
+        Self {
+            client_ip: config.client_ip.clone(),
+            jwt: config.jwt.clone(),
+        }
+    }
+
+    /// `rate_limit` keyed per group, the recipient read from the body of the mail paths.
+    pub fn apply(self, rate_limit: RateLimit) -> Result<RateLimit, UnknownGroup> {
+        rate_limit
+            .key(move |request, group| self.key(request, group.name()))
+            .body_key(rules::EMAIL_RECIPIENT, recipient::recipient_of)
+    }
+
+    /// The key of `group` for this request (`None`: this group does not meter it).
+    fn key(&self, request: &ServiceRequest, group: &str) -> Option<KeyDigest> {
+        let request = request.request();
+        match group {
+            rules::EXPENSIVE => Some(self.expensive(request)),
+            rules::CI => ci_key(request).map(|key| KeyDigest::of(format!("ci\0{key}"))),
+            _ => self.client_ip.key(request),
+        }
+    }
+
+    /// The user a valid access token names; a request without one (it is refused by the
+    /// handler) spends its client's budget, so a flood of made-up tokens is one budget.
+    fn expensive(&self, request: &HttpRequest) -> KeyDigest {
+        let subject = bearer_token(request.headers())
+            .and_then(|token| self.jwt.verify(TokenKind::Access, token).ok())
+            .map(|claims| claims.sub);
+        match subject {
+            Some(subject) => KeyDigest::of(format!("sub\0{subject}")),
+            None => {
+                let subscriber = self.client_ip.subscriber_of(request);
+                KeyDigest::of(format!("ip\0{}", subscriber.unwrap_or_default()))
+            }
+        }
     }
 }
 
-/// A CI runner's key: its bearer, or `X-CI-Key`.
-fn ci_key(request: &ServiceRequest) -> Option<&str> {
+/// A CI runner's key as the gatekeeper authenticates it: its bearer, or `X-CI-Key`, trimmed.
+pub fn ci_key(request: &HttpRequest) -> Option<&str> {
     bearer_token(request.headers())
         .or_else(|| {
             request
@@ -37,5 +74,6 @@ fn ci_key(request: &ServiceRequest) -> Option<&str> {
                 .get(CI_KEY_HEADER)
                 .and_then(|value| value.to_str().ok())
         })
+        .map(str::trim)
         .filter(|key| !key.is_empty())
 }

@@ -6,8 +6,8 @@
 //! and `/ws/**` appear in no rule, so no future edit to a limit can reach them.
 //!
 //! # Layout
-//! - [`rules`]: the table; [`keys`]: what each group is keyed on; [`recipient`]: the layer
-//!   that reads the recipient of an e-mail out of the body for the per-recipient ceiling.
+//! - [`rules`]: the table; [`keys`]: what each group is keyed on; [`recipient`]: the inbox a
+//!   mail path's body names, for the per-recipient ceiling.
 
 pub mod keys;
 pub mod recipient;
@@ -47,10 +47,8 @@ pub fn middleware(
     limiter: Limiter,
     config: &BackendConfig,
 ) -> Result<RateLimit, limiter::http::UnknownGroup> {
-    let proxies = config.trusted_proxies.clone();
-    Ok(RateLimit::new(limiter, rules::table().clone())?
-        .key(move |request, group| keys::key(request, group.name(), &proxies))
-        .refusal(|refused| {
-            crate::envelope::too_many_requests(limiter::retry_after_secs(refused.retry_after))
-        }))
+    let rate_limit = RateLimit::new(limiter, rules::table().clone())?.refusal(|refused| {
+        crate::envelope::too_many_requests(limiter::retry_after_secs(refused.retry_after))
+    });
+    keys::Keys::new(config).apply(rate_limit)
 }

@@ -8,11 +8,10 @@
 
 use super::expensive::{AnalyzerFailure, FileBody, analyze_files};
 use crate::errors::ApiError;
-use crate::limits::keys::CI_KEY_HEADER;
+use crate::limits::keys::ci_key;
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use platform::jwt::bearer_token;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -48,25 +47,12 @@ struct CheckBody {
     fail_on: FailOn,
 }
 
-/// The CI key the runner presented: its bearer, or `X-CI-Key`.
-fn presented_key(request: &HttpRequest) -> Option<&str> {
-    bearer_token(request.headers())
-        .or_else(|| {
-            request
-                .headers()
-                .get(CI_KEY_HEADER)
-                .and_then(|value| value.to_str().ok())
-        })
-        .map(str::trim)
-        .filter(|key| !key.is_empty())
-}
-
 async fn check(
     request: HttpRequest,
     state: web::Data<AppState>,
     body: web::Json<CheckBody>,
 ) -> Result<HttpResponse, AnalyzerFailure> {
-    let key = match presented_key(&request) {
+    let key = match ci_key(&request) {
         Some(secret) => state
             .tenancy
             .ci_keys
@@ -76,7 +62,7 @@ async fn check(
         None => None,
     };
     if key.is_none() {
-        let refusal = ApiError::client(StatusCode::UNAUTHORIZED, "invalid CI key", request.path());
+        let refusal = ApiError::client(StatusCode::UNAUTHORIZED, "invalid CI key", &request);
         return Err(refusal.into());
     }
     let CheckBody { files, fail_on } = body.into_inner();

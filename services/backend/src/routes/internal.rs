@@ -39,7 +39,7 @@ fn require_token(request: &HttpRequest, state: &AppState) -> Result<(), ApiError
         _ => Err(ApiError::client(
             StatusCode::UNAUTHORIZED,
             "authentication required",
-            request.path(),
+            request,
         )),
     }
 }

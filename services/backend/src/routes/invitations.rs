@@ -54,7 +54,7 @@ async fn invite(
     let role = parse_role(&body.role, &request)?;
     within_reach(&caller, role)?;
     let email = normalise(&body.email)
-        .ok_or_else(|| ApiError::client(StatusCode::BAD_REQUEST, INVALID_EMAIL, request.path()))?;
+        .ok_or_else(|| ApiError::client(StatusCode::BAD_REQUEST, INVALID_EMAIL, &request))?;
     let invitations = &tenancy.invitations;
     let token = invitations
         .invite(&scope.workspace_id, &email, role, DEFAULT_TTL)

@@ -97,7 +97,7 @@ async fn remove(
 /// The role `name` names (any letter case), or 400 [`UNKNOWN_ROLE`].
 pub(super) fn parse_role(name: &str, request: &HttpRequest) -> Result<Role, ApiError> {
     Role::parse(name)
-        .ok_or_else(|| ApiError::client(StatusCode::BAD_REQUEST, UNKNOWN_ROLE, request.path()))
+        .ok_or_else(|| ApiError::client(StatusCode::BAD_REQUEST, UNKNOWN_ROLE, request))
 }
 
 /// Refuses to grant `role` when it ranks above the caller's own role.

@@ -43,9 +43,5 @@ pub fn config(cfg: &mut web::ServiceConfig) {
 
 async fn not_found(request: HttpRequest) -> Result<HttpResponse, ApiError> {
     let message = format!("no route for {} {}", request.method(), request.path());
-    Err(ApiError::client(
-        StatusCode::NOT_FOUND,
-        message,
-        request.path(),
-    ))
+    Err(ApiError::client(StatusCode::NOT_FOUND, message, &request))
 }

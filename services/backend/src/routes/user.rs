@@ -83,12 +83,11 @@ async fn change_password(
         return Err(ApiError::client(
             StatusCode::UNAUTHORIZED,
             "Invalid password",
-            request.path(),
+            &request,
         ));
     }
-    passwords::check_policy(&new_password).map_err(|error| {
-        ApiError::client(StatusCode::BAD_REQUEST, error.to_string(), request.path())
-    })?;
+    passwords::check_policy(&new_password)
+        .map_err(|error| ApiError::client(StatusCode::BAD_REQUEST, error.to_string(), &request))?;
     let new_hash = hash_password(new_password).await?;
     state
         .auth
@@ -116,9 +115,5 @@ async fn request_reset(
 
 /// The account behind a valid token is gone.
 fn gone(request: &HttpRequest) -> ApiError {
-    ApiError::client(
-        StatusCode::UNAUTHORIZED,
-        "authentication required",
-        request.path(),
-    )
+    ApiError::client(StatusCode::UNAUTHORIZED, "authentication required", request)
 }

@@ -72,7 +72,7 @@ async fn socket(
         ApiError::client(
             StatusCode::BAD_REQUEST,
             "websocket upgrade required",
-            request.path(),
+            &request,
         )
     })?;
     actix_web::rt::spawn(answer_client(session.clone(), messages));

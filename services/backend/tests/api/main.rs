@@ -17,6 +17,7 @@ mod scans_orphans;
 mod scans_support;
 mod shell;
 mod smtp;
+mod spellings;
 mod tenancy;
 mod tenancy_roles;
 mod tenancy_support;

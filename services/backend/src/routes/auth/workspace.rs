@@ -72,9 +72,8 @@ pub async fn switch(
 /// A tenancy refusal in the auth envelope. Not being a member is "workspace not found" even
 /// with the legacy 403 wording switched on: this answer never had a 403 form.
 fn in_auth_envelope(error: TenancyError, request: &HttpRequest) -> ApiError {
-    let refusal = |status: StatusCode, message: &str| {
-        ApiError::client(status, message.to_owned(), request.path())
-    };
+    let refusal =
+        |status: StatusCode, message: &str| ApiError::client(status, message.to_owned(), request);
     match error {
         TenancyError::NotFound(_) | TenancyError::LegacyForbidden(_) => {
             refusal(StatusCode::NOT_FOUND, WORKSPACE_NOT_FOUND)

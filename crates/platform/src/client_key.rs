@@ -1,0 +1,129 @@
+//! The key a client's per-address budget is kept under: the subscriber, not the address.
+//!
+//! An IPv4 client holds one address, so it is keyed by it. An IPv6 subscriber is handed a
+//! whole prefix (a /64 at the least, often a /56 or /48) and can pick a fresh address in it
+//! for every request: keyed by the full address, each pick would be a fresh budget. IPv6
+//! addresses are therefore keyed by their first `RATE_LIMIT_IPV6_PREFIX` bits (default 64).
+//! An IPv4-mapped IPv6 address (`::ffff:198.51.100.1`) is the IPv4 client it maps.
+
+use crate::client_ip::TrustedProxies;
+use crate::config::{ConfigError, Env};
+use actix_web::HttpRequest;
+use ipnet::Ipv6Net;
+use limiter::KeyDigest;
+use std::net::IpAddr;
+
+/// How many leading bits of an IPv6 client address make one budget (1 to 128).
+pub const ENV_RATE_LIMIT_IPV6_PREFIX: &str = "RATE_LIMIT_IPV6_PREFIX";
+
+/// One /64 is one subscriber's network (RFC 6177's smallest assignment).
+pub const DEFAULT_IPV6_PREFIX: u8 = 64;
+
+/// The client address behind the trusted proxies, and the key its budget is kept under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientIp {
+    proxies: TrustedProxies,
+    ipv6_prefix: u8,
+}
+
+impl Default for ClientIp {
+    fn default() -> Self {
+        Self {
+            proxies: TrustedProxies::default(),
+            ipv6_prefix: DEFAULT_IPV6_PREFIX,
+        }
+    }
+}
+
+impl ClientIp {
+    /// Reads `TRUSTED_PROXIES` and `RATE_LIMIT_IPV6_PREFIX`.
+    pub fn from_env(env: &dyn Env) -> Result<Self, ConfigError> {
+        let ipv6_prefix = env
+            .u16_or(ENV_RATE_LIMIT_IPV6_PREFIX, DEFAULT_IPV6_PREFIX.into())
+            .ok()
+            .and_then(|bits| u8::try_from(bits).ok())
+            .filter(|bits| (1..=128).contains(bits))
+            .ok_or_else(|| ConfigError::Invalid {
+                name: ENV_RATE_LIMIT_IPV6_PREFIX,
+                expected: "a prefix length from 1 to 128".to_owned(),
+            })?;
+        Ok(Self {
+            proxies: TrustedProxies::from_env(env)?,
+            ipv6_prefix,
+        })
+    }
+
+    /// The proxies whose `X-Forwarded-For` is believed.
+    pub fn proxies(&self) -> &TrustedProxies {
+        &self.proxies
+    }
+
+    /// The client's address (see [`TrustedProxies::from_request`]).
+    pub fn address(&self, request: &HttpRequest) -> Option<IpAddr> {
+        self.proxies.from_request(request)
+    }
+
+    /// The digest of the client's subscriber: what every per-address group is keyed on.
+    pub fn key(&self, request: &HttpRequest) -> Option<KeyDigest> {
+        self.subscriber_of(request).map(KeyDigest::of)
+    }
+
+    /// The client's subscriber (see [`Self::subscriber`]), for a key that mixes it with
+    /// other inputs.
+    pub fn subscriber_of(&self, request: &HttpRequest) -> Option<String> {
+        self.address(request)
+            .map(|address| self.subscriber(address))
+    }
+
+    /// The subscriber `address` belongs to, as text: the IPv4 address itself, or the IPv6
+    /// network of the configured prefix (`2001:db8:1:2::/64`).
+    pub fn subscriber(&self, address: IpAddr) -> String {
+        match address.to_canonical() {
+            IpAddr::V4(v4) => v4.to_string(),
+            IpAddr::V6(v6) => Ipv6Net::new_assert(v6, self.ipv6_prefix)
+                .trunc()
+                .to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::MapEnv;
+
+    fn client_ip(prefix: Option<&str>) -> ClientIp {
+        let env: MapEnv = prefix
+            .map(|bits| (ENV_RATE_LIMIT_IPV6_PREFIX, bits))
+            .into_iter()
+            .collect();
+        ClientIp::from_env(&env).expect("a valid prefix")
+    }
+
+    #[test]
+    fn one_subscriber_one_key() {
+        let keys = client_ip(None);
+        let subscriber = |text: &str| keys.subscriber(text.parse().expect("an address"));
+        assert_eq!(subscriber("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+        assert_eq!(subscriber("2001:db8:1:2:ffff:1:2:3"), "2001:db8:1:2::/64");
+        assert_eq!(subscriber("2001:db8:1:3::1"), "2001:db8:1:3::/64");
+        assert_eq!(subscriber("198.51.100.1"), "198.51.100.1");
+        assert_eq!(subscriber("::ffff:198.51.100.1"), "198.51.100.1");
+        let wide = client_ip(Some("48"));
+        let parsed = "2001:db8:1:2::1".parse().expect("an address");
+        assert_eq!(wide.subscriber(parsed), "2001:db8:1::/48");
+    }
+
+    #[test]
+    fn a_bad_prefix_is_refused_naming_the_variable() {
+        for bits in ["0", "129", "-1", "64k", "300"] {
+            let env = MapEnv::from_iter([(ENV_RATE_LIMIT_IPV6_PREFIX, bits)]);
+            let error = ClientIp::from_env(&env).expect_err("refused");
+            assert_eq!(
+                error.to_string(),
+                "RATE_LIMIT_IPV6_PREFIX is invalid: expected a prefix length from 1 to 128",
+                "{bits}"
+            );
+        }
+    }
+}
