@@ -162,3 +162,27 @@ async fn the_log_analysis_budget_is_per_client_address() {
     app.clock.advance(Duration::from_secs(30));
     assert_eq!(from("203.0.113.7").await.expect("an answer").status(), 200);
 }
+
+#[actix_web::test]
+async fn one_ipv6_subscriber_is_one_log_analysis_budget() {
+    let app = TestApp::spawn(&[
+        ("LOG_ANALYSIS_PUBLIC_RATE_LIMIT", "2"),
+        ("TRUSTED_PROXIES", "127.0.0.1"),
+    ])
+    .await;
+    let body = json!({ "log": "ERROR boom" });
+    let from = |ip: &'static str| {
+        app.client
+            .post(app.url("/api/log-analysis"))
+            .header("x-forwarded-for", ip)
+            .json(&body)
+            .send()
+    };
+    for ip in ["2001:db8:7:7::1", "2001:db8:7:7::2"] {
+        assert_eq!(from(ip).await.expect("an answer").status(), 200, "{ip}");
+    }
+    let refused = from("2001:db8:7:7:abcd::3").await.expect("an answer");
+    assert_eq!(status_and_text(refused).await, (429, refusal_body(30)));
+    let neighbour = from("2001:db8:7:8::1").await.expect("an answer");
+    assert_eq!(neighbour.status(), 200, "another /64");
+}

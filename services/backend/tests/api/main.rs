@@ -9,6 +9,7 @@ mod expensive;
 mod failures;
 mod filters;
 mod helpers;
+mod keys;
 mod mfa_user;
 mod openapi;
 mod scans_gatekeeper;

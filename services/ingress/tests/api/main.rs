@@ -4,6 +4,7 @@
 mod admin;
 mod edge;
 mod headers;
+mod metering;
 mod names;
 mod origins;
 mod process;

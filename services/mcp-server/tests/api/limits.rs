@@ -76,6 +76,16 @@ async fn behind_a_trusted_proxy_each_client_address_has_its_budget() {
     assert_eq!(app.post_mcp(PING, &one).await.status, 200);
     assert_eq!(app.post_mcp(PING, &one).await.status, 429);
     assert_eq!(app.post_mcp(PING, &two).await.status, 200);
+    let subscriber = [("x-forwarded-for", "2001:db8:5:5::1")];
+    let same_64 = [("x-forwarded-for", "2001:db8:5:5:ffff::9")];
+    let other_64 = [("x-forwarded-for", "2001:db8:5:6::1")];
+    assert_eq!(app.post_mcp(PING, &subscriber).await.status, 200);
+    assert_eq!(
+        app.post_mcp(PING, &same_64).await.status,
+        429,
+        "one /64, one budget"
+    );
+    assert_eq!(app.post_mcp(PING, &other_64).await.status, 200);
 
     let untrusting = TestApp::spawn(&[("MCP_RATE_LIMIT_MCP", "1/60s")]).await;
     assert_eq!(untrusting.post_mcp(PING, &one).await.status, 200);
