@@ -48,7 +48,7 @@ async fn assert_refused(response: reqwest::Response, secs: u64, what: &str) {
         "{what}"
     );
     assert_eq!(
-        (response.status().as_u16(), response.text().await.unwrap()),
+        (response.status().as_u16(), response.text().await.expect("a body")),
         (429, fail_body(secs)),
         "{what}"
     );
