@@ -61,6 +61,26 @@ async fn two_users_have_separate_expensive_budgets_at_the_backend() {
     );
 }
 
+/// The ai-service cannot see the backend's sessions: a token whose session ended still chats
+/// until it expires, but the backend refuses the analysis, which this service reports as the
+/// backend being unavailable (it has no words for a refused bearer).
+#[actix_web::test]
+async fn a_token_whose_session_ended_chats_but_gets_no_analysis() {
+    let backend = spawn_backend(&[]);
+    let app = TestApp::spawn(&[("BACKEND_URL", backend.base.as_str())]).await;
+    let ann = backend.token("user-ann").await;
+    assert_eq!(analysis_of(&app, &ann).await.0["status"], "done");
+    backend.end_sessions("user-ann").await;
+    let unanalysed = json!({
+        "status": "unavailable",
+        "message": "The analysis service is unavailable right now, so the code was not analyzed."
+    });
+    assert_eq!(
+        analysis_of(&app, &ann).await,
+        (unanalysed, json!(["backend"]))
+    );
+}
+
 #[actix_web::test]
 async fn a_slow_backend_costs_a_bounded_wait() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");

@@ -38,6 +38,14 @@ impl Backend {
             .issue(TokenKind::Access, &subject, hour)
             .expect("the token is signed")
     }
+
+    /// Ends every session of `user`, as a password reset on the backend does.
+    pub async fn end_sessions(&self, user: &str) {
+        Sessions::new(self.store.clone())
+            .end_all(user)
+            .await
+            .expect("the sessions end");
+    }
 }
 
 /// The real analyzer on a free port; its base URL.

@@ -33,7 +33,18 @@ pub struct Backend {
     pub base: String,
     pub alice: Tenant,
     pub bob: Tenant,
+    store: Store,
     _data: tempfile::TempDir,
+}
+
+impl Backend {
+    /// Ends every session of `user`, as a password reset on the backend does.
+    pub async fn end_sessions(&self, user: &str) {
+        Sessions::new(self.store.clone())
+            .end_all(user)
+            .await
+            .expect("the sessions end");
+    }
 }
 
 /// The real backend on a data directory holding Alice (projects ALP and ALQ) and Bob (BRV).
@@ -57,11 +68,13 @@ pub async fn spawn_backend() -> Backend {
     let config = backend::BackendConfig::from_env(&env).expect("backend settings are valid");
     let app = backend::Application::build(config).expect("the backend builds");
     let base = format!("http://127.0.0.1:{}", app.port());
+    let store = app.state().store.clone();
     actix_web::rt::spawn(app.into_server());
     Backend {
         base,
         alice,
         bob,
+        store,
         _data: data,
     }
 }
