@@ -3,11 +3,11 @@
 //! - `PUT /user/mfa {"enabled"}`: turns the e-mailed second step on or off.
 //! - `POST /user/password/change {"currentPassword","newPassword"}`: a password check, so it
 //!   sits under the same attempt ceiling as login (five wrong answers lock the address).
+//! - `POST /user/password-reset`: mails the user a reset link (the same link forgot-password
+//!   sends), for a signed-in user who wants to set a password without knowing the current one.
 //!
 //! A password change, and a switch that turns MFA on or off, end every session of the user,
 //! the caller's own included: the answers carry no tokens, and the client signs in again.
-//! - `POST /user/password-reset`: mails the user a reset link (the same link forgot-password
-//!   sends), for a signed-in user who wants to set a password without knowing the current one.
 
 use super::auth::{ending_sessions, hash_password, locked, mail_reset_link};
 use crate::auth::passwords;
