@@ -137,6 +137,8 @@ impl JwtKeys {
             workspace_id: subject.workspace_id.clone(),
             role: subject.role.clone(),
             email: subject.email.clone(),
+            sid: subject.session.clone(),
+            jti: subject.token_id.clone(),
         };
         let key = &self.kinds[kind.index()].encoding;
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, key)

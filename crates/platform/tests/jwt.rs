@@ -163,6 +163,8 @@ fn an_access_token_verifies_with_every_claim() {
         workspace_id: Some("w-7".to_owned()),
         role: Some("ADMIN".to_owned()),
         email: Some("a@example.com".to_owned()),
+        session: Some("s-3".to_owned()),
+        token_id: Some("t-9".to_owned()),
     };
     let token = keys
         .issue_at(TokenKind::Access, &subject, now(), ACCESS_TTL)
@@ -175,6 +177,8 @@ fn an_access_token_verifies_with_every_claim() {
         workspace_id: Some("w-7".to_owned()),
         role: Some("ADMIN".to_owned()),
         email: Some("a@example.com".to_owned()),
+        sid: Some("s-3".to_owned()),
+        jti: Some("t-9".to_owned()),
     };
     assert_eq!(access(&keys, &token), Ok(expected));
     let fresh = keys.issue(TokenKind::Access, &subject, ACCESS_TTL).unwrap();

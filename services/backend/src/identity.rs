@@ -1,9 +1,13 @@
 //! Who is calling, and in which workspace: the extractors every protected handler takes.
 //!
 //! [`Authenticated`] is a valid access token (HS256, `exp` required, of the access kind: a
-//! refresh, MFA or e-mail token never passes). [`Scoped`] adds the workspace, taken from the
-//! token's `workspaceId` claim ONLY: never from a path, query or body. A token without the
-//! claim fails closed, unless the compatibility switch
+//! refresh, MFA or e-mail token never passes) of a live session: its `sid` is read in the
+//! store (one read, after the signature is checked), so a session ended on any replica is
+//! refused on every one, and a token without a session is refused. A store that cannot answer
+//! is the 503: a token is never let through unchecked.
+//!
+//! [`Scoped`] adds the workspace, taken from the token's `workspaceId` claim ONLY: never from
+//! a path, query or body. A token without the claim fails closed, unless the compatibility switch
 //! `SECURITY_ALLOW_TOKENS_WITHOUT_WORKSPACE` is on and the user has exactly one workspace.
 
 use crate::errors::ApiError;
@@ -42,21 +46,29 @@ fn state(request: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
         })
 }
 
-fn authenticate(request: &HttpRequest) -> Result<Claims, ApiError> {
+async fn authenticate(request: &HttpRequest) -> Result<Claims, ApiError> {
     let token = bearer_token(request.headers()).ok_or_else(|| unauthorized(request))?;
-    state(request)?
+    let state = state(request)?;
+    let claims = state
         .config
         .jwt
         .verify(TokenKind::Access, token)
-        .map_err(|_| unauthorized(request))
+        .map_err(|_| unauthorized(request))?;
+    let session = claims.sid.as_deref().ok_or_else(|| unauthorized(request))?;
+    if state.auth.sessions.is_live(session, &claims.sub).await? {
+        Ok(claims)
+    } else {
+        Err(unauthorized(request))
+    }
 }
 
 impl FromRequest for Authenticated {
     type Error = ApiError;
-    type Future = std::future::Ready<Result<Self, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(authenticate(request).map(Self))
+        let request = request.clone();
+        Box::pin(async move { authenticate(&request).await.map(Self) })
     }
 }
 
@@ -67,7 +79,7 @@ impl FromRequest for Scoped {
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         let request = request.clone();
         Box::pin(async move {
-            let claims = authenticate(&request)?;
+            let claims = authenticate(&request).await?;
             let state = state(&request)?;
             let legacy = state.config.allow_tokens_without_workspace;
             let fallback = match (legacy, claims.workspace_id.as_deref()) {

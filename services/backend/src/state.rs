@@ -3,6 +3,7 @@
 use crate::auth::attempts::LoginAttempts;
 use crate::auth::otp::OtpGuard;
 use crate::auth::outbox::Outbox;
+use crate::auth::sessions::Sessions;
 use crate::auth::tokens::SingleUseTokens;
 use crate::auth::users::Users;
 use crate::config::BackendConfig;
@@ -24,7 +25,7 @@ pub struct AppState {
     pub store: Store,
     /// Metrics for `/actuator/prometheus`.
     pub registry: Arc<Registry>,
-    /// Accounts, ceilings, codes, single-use links and the outbox.
+    /// Accounts, ceilings, codes, single-use links, the outbox and sessions.
     pub auth: AuthServices,
     /// Workspaces, members, invitations, projects, CI keys.
     pub tenancy: TenancyServices,
@@ -114,6 +115,8 @@ pub struct AuthServices {
     pub tokens: SingleUseTokens,
     /// Outgoing mail.
     pub outbox: Outbox,
+    /// Sign-in sessions and their refresh tokens.
+    pub sessions: Sessions,
 }
 
 /// How long a one-time code lives.
@@ -133,6 +136,7 @@ impl AuthServices {
             ),
             tokens: SingleUseTokens::new(store.clone()),
             outbox,
+            sessions: Sessions::new(store.clone()),
         }
     }
 }

@@ -1,12 +1,18 @@
 //! What a token says: its kind (each signed with its own key), the subject a caller chooses,
 //! and the claims as they travel.
+//!
+//! A session's tokens name it (`sid`), and a refresh token has its own id (`jti`): the backend
+//! keeps both in its store, so it can refuse a token whose session has ended, and accept each
+//! refresh token once. The other services verify tokens without that store; for them the
+//! access token's lifetime is what bounds a token whose session has ended.
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// Lifetime of an access token.
+/// Lifetime of an access token: also the longest a token whose session has ended still
+/// passes a service that verifies tokens without the backend's store.
 pub const ACCESS_TTL: Duration = Duration::from_secs(15 * 60);
-/// Lifetime of a refresh token.
+/// Lifetime of a session: its first refresh token's, which every rotation keeps.
 pub const REFRESH_TTL: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 /// Lifetime of the token that carries a login between password and second factor.
 pub const MFA_TTL: Duration = Duration::from_secs(5 * 60);
@@ -77,6 +83,10 @@ pub struct Subject {
     pub role: Option<String>,
     /// The user's e-mail address.
     pub email: Option<String>,
+    /// The session (one login and every token refreshed from it) the token belongs to (`sid`).
+    pub session: Option<String>,
+    /// The token's own id (`jti`): what makes a refresh token single use.
+    pub token_id: Option<String>,
 }
 
 impl Subject {
@@ -110,4 +120,10 @@ pub struct Claims {
     /// The e-mail address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    /// The session the token belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    /// The token's own id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jti: Option<String>,
 }

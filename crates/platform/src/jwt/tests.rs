@@ -96,6 +96,8 @@ fn a_kind_claim_that_disagrees_with_the_key_is_the_wrong_kind() {
         workspace_id: None,
         role: None,
         email: None,
+        sid: None,
+        jti: None,
     };
     let access_key = &keys.kinds[TokenKind::Access.index()].encoding;
     let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, access_key).unwrap();
@@ -120,6 +122,8 @@ fn claims_travel_in_camel_case_with_kind_names() {
         workspace_id: Some("w-1".to_owned()),
         role: None,
         email: None,
+        sid: None,
+        jti: None,
     };
     assert_eq!(
         serde_json::to_string(&claims).unwrap(),

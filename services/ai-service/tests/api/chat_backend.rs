@@ -8,9 +8,9 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
-async fn analysis_of(app: &TestApp, user: &str) -> (Value, Value) {
+async fn analysis_of(app: &TestApp, bearer: &str) -> (Value, Value) {
     let response = app
-        .chat(&token(user), &json!({ "message": leaky_python() }))
+        .chat(bearer, &json!({ "message": leaky_python() }))
         .await;
     let (status, body) = status_and_json(response).await;
     assert_eq!(status, 200, "{body}");
@@ -21,8 +21,12 @@ async fn analysis_of(app: &TestApp, user: &str) -> (Value, Value) {
 async fn two_users_have_separate_expensive_budgets_at_the_backend() {
     let backend = spawn_backend(&[("RATE_LIMIT_EXPENSIVE", "2/1h")]);
     let app = TestApp::spawn(&[("BACKEND_URL", backend.base.as_str())]).await;
+    let (ann, bob) = (
+        backend.token("user-ann").await,
+        backend.token("user-bob").await,
+    );
 
-    let (first, unavailable) = analysis_of(&app, "user-ann").await;
+    let (first, unavailable) = analysis_of(&app, &ann).await;
     assert_eq!(unavailable, json!([]));
     assert_eq!(
         (&first["status"], &first["blocks"], &first["analyzedBlocks"]),
@@ -36,14 +40,14 @@ async fn two_users_have_separate_expensive_budgets_at_the_backend() {
         "the password logged on line 2 is found: {first}"
     );
     assert_eq!(
-        analysis_of(&app, "user-ann").await.0,
+        analysis_of(&app, &ann).await.0,
         first,
         "same code, same findings"
     );
 
     let spent = "Your analysis budget is spent; code can be analyzed again in 1800 second(s).";
     assert_eq!(
-        analysis_of(&app, "user-ann").await,
+        analysis_of(&app, &ann).await,
         (
             json!({ "status": "rate_limited", "retryAfter": 1800, "message": spent }),
             json!([])
@@ -51,9 +55,29 @@ async fn two_users_have_separate_expensive_budgets_at_the_backend() {
         "Ann's third call is refused by the backend's EXPENSIVE budget, keyed on her bearer"
     );
     assert_eq!(
-        analysis_of(&app, "user-bob").await.0,
+        analysis_of(&app, &bob).await.0,
         first,
         "Bob's budget is his own, though both calls came from one ai-service address"
+    );
+}
+
+/// The ai-service cannot see the backend's sessions: a token whose session ended still chats
+/// until it expires, but the backend refuses the analysis, which this service reports as the
+/// backend being unavailable (it has no words for a refused bearer).
+#[actix_web::test]
+async fn a_token_whose_session_ended_chats_but_gets_no_analysis() {
+    let backend = spawn_backend(&[]);
+    let app = TestApp::spawn(&[("BACKEND_URL", backend.base.as_str())]).await;
+    let ann = backend.token("user-ann").await;
+    assert_eq!(analysis_of(&app, &ann).await.0["status"], "done");
+    backend.end_sessions("user-ann").await;
+    let unanalysed = json!({
+        "status": "unavailable",
+        "message": "The analysis service is unavailable right now, so the code was not analyzed."
+    });
+    assert_eq!(
+        analysis_of(&app, &ann).await,
+        (unanalysed, json!(["backend"]))
     );
 }
 
@@ -83,7 +107,7 @@ async fn a_slow_backend_costs_a_bounded_wait() {
     .await;
 
     let started = Instant::now();
-    let (analysis, unavailable) = analysis_of(&app, "user-ann").await;
+    let (analysis, unavailable) = analysis_of(&app, &token("user-ann")).await;
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "{:?}",

@@ -44,12 +44,10 @@ async fn the_provider_answers_with_the_findings_in_its_prompt() {
         "Line 2 logs the password; log the user only.",
     ));
     let app = app_with(&stub, &[("BACKEND_URL", backend.base.as_str())]).await;
+    let ann = backend.token("user-ann").await;
 
-    let (status, body) = status_and_json(
-        app.chat(&token("user-ann"), &json!({ "message": leaky_python() }))
-            .await,
-    )
-    .await;
+    let (status, body) =
+        status_and_json(app.chat(&ann, &json!({ "message": leaky_python() })).await).await;
 
     assert_eq!(status, 200);
     assert_eq!(

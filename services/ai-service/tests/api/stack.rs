@@ -1,18 +1,51 @@
 //! The real estate behind a chat turn, in-process: the analyzer, and the backend (embedded
 //! store in a temporary directory, the same JWT secret) whose EXPENSIVE endpoints the
-//! ai-service calls with each user's own bearer.
+//! ai-service calls with each user's own bearer: an access token of a session the backend
+//! holds, since it refuses a token of no live session.
 
 use crate::helpers::SECRET;
+use backend::auth::sessions::Sessions;
+use backend::store::Store;
 use limiter::FakeClock;
 use platform::MapEnv;
+use platform::jwt::{JwtKeys, Subject, TokenKind};
 use std::sync::Arc;
+use std::time::Duration;
 
 const ANALYZER_TOKEN: &str = "test-analyzer-token-0123456789";
 
 /// A running backend; its data directory lives as long as this does.
 pub struct Backend {
     pub base: String,
+    store: Store,
     _data: tempfile::TempDir,
+}
+
+impl Backend {
+    /// An access token of `user` in a new session of this backend, valid for an hour.
+    pub async fn token(&self, user: &str) -> String {
+        let hour = Duration::from_secs(3600);
+        let opened = Sessions::new(self.store.clone())
+            .open(user, hour)
+            .await
+            .expect("the session opens");
+        let subject = Subject {
+            session: Some(opened.session),
+            ..Subject::user(user)
+        };
+        JwtKeys::from_env(&MapEnv::from_iter([("SECURITY_JWT_SECRET_KEY", SECRET)]))
+            .expect("the test secret is valid")
+            .issue(TokenKind::Access, &subject, hour)
+            .expect("the token is signed")
+    }
+
+    /// Ends every session of `user`, as a password reset on the backend does.
+    pub async fn end_sessions(&self, user: &str) {
+        Sessions::new(self.store.clone())
+            .end_all(user)
+            .await
+            .expect("the sessions end");
+    }
 }
 
 /// The real analyzer on a free port; its base URL.
@@ -46,6 +79,11 @@ pub fn spawn_backend(overrides: &[(&str, &str)]) -> Backend {
     let app = backend::Application::build_with_clock(config, Arc::new(FakeClock::new()))
         .expect("the backend builds");
     let base = format!("http://127.0.0.1:{}", app.port());
+    let store = app.state().store.clone();
     actix_web::rt::spawn(app.into_server());
-    Backend { base, _data: data }
+    Backend {
+        base,
+        store,
+        _data: data,
+    }
 }

@@ -24,6 +24,7 @@
 //! - [`attempts`]: the login ceiling (5 wrong passwords, then a 10-minute lock).
 //! - [`otp`]: one-time codes (6 digits, hashed, single use, destroyed after 5 wrong answers).
 //! - [`tokens`]: single-use magic-link and password-reset tokens, stored as digests.
+//! - [`sessions`]: sign-in sessions, their single-use refresh tokens, and ending them.
 //! - [`outbox`]: outgoing mail as JSON lines under `DATA_DIR`.
 //! - [`AuthError`]: the domain's failures.
 
@@ -33,6 +34,7 @@ mod error;
 pub mod otp;
 pub mod outbox;
 pub mod passwords;
+pub mod sessions;
 pub mod tokens;
 pub mod users;
 

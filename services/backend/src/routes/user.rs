@@ -5,8 +5,11 @@
 //!   sits under the same attempt ceiling as login (five wrong answers lock the address).
 //! - `POST /user/password-reset`: mails the user a reset link (the same link forgot-password
 //!   sends), for a signed-in user who wants to set a password without knowing the current one.
+//!
+//! A password change, and a switch that turns MFA on or off, end every session of the user,
+//! the caller's own included: the answers carry no tokens, and the client signs in again.
 
-use super::auth::{hash_password, locked, mail_reset_link};
+use super::auth::{ending_sessions, hash_password, locked, mail_reset_link};
 use crate::auth::passwords;
 use crate::errors::ApiError;
 use crate::identity::Authenticated;
@@ -38,9 +41,18 @@ async fn set_mfa(
     body: web::Json<MfaSwitch>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let updated = state.auth.users.set_mfa(&user.0.sub, body.enabled).await?;
-    let user = updated.ok_or_else(|| gone(&request))?;
-    Ok(HttpResponse::Ok().json(json!({ "mfaEnabled": user.mfa_enabled })))
+    let users = &state.auth.users;
+    let account = users
+        .find_by_id(&user.0.sub)
+        .await?
+        .ok_or_else(|| gone(&request))?;
+    if account.mfa_enabled != body.enabled {
+        let switch = async { Ok(users.set_mfa(&account.id, body.enabled).await?) };
+        ending_sessions(&state, &account.id, switch)
+            .await?
+            .ok_or_else(|| gone(&request))?;
+    }
+    Ok(HttpResponse::Ok().json(json!({ "mfaEnabled": body.enabled })))
 }
 
 /// The password change.
@@ -89,11 +101,9 @@ async fn change_password(
     passwords::check_policy(&new_password)
         .map_err(|error| ApiError::client(StatusCode::BAD_REQUEST, error.to_string(), &request))?;
     let new_hash = hash_password(new_password).await?;
-    state
-        .auth
-        .users
-        .set_password_hash(&account.id, &new_hash)
-        .await?;
+    let users = &state.auth.users;
+    let change = async { Ok(users.set_password_hash(&account.id, &new_hash).await?) };
+    ending_sessions(&state, &account.id, change).await?;
     attempts.reset(&account.email).await?;
     Ok(HttpResponse::Ok().json(json!({ "message": "Password updated" })))
 }

@@ -27,11 +27,13 @@ pub enum Space {
     RunLeases,
     /// Mail waiting for SMTP delivery, and the claims of the replicas delivering it.
     Outbox,
+    /// Live sessions, their unused refresh tokens, and each user's set of sessions.
+    Sessions,
 }
 
 impl Space {
     /// Every space, in declaration order (the embedded store creates one table for each).
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::Users,
         Self::Workspaces,
         Self::Members,
@@ -44,6 +46,7 @@ impl Space {
         Self::Tokens,
         Self::RunLeases,
         Self::Outbox,
+        Self::Sessions,
     ];
 
     /// The stable name: the redb table name and the Redis key segment. Never change one, or
@@ -62,6 +65,7 @@ impl Space {
             Self::Tokens => "tokens",
             Self::RunLeases => "run_leases",
             Self::Outbox => "outbox",
+            Self::Sessions => "sessions",
         }
     }
 }

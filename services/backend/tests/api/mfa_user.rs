@@ -174,12 +174,11 @@ async fn a_password_change_checks_the_current_one_under_the_ceiling() {
         status_and_body(changed).await,
         (200, r#"{"message":"Password updated"}"#.to_owned())
     );
-    assert_eq!(
-        login(&app, "pat@example.com", "another long one")
-            .await
-            .status(),
-        200
-    );
+    let signed_in = login(&app, "pat@example.com", "another long one").await;
+    assert_eq!(signed_in.status(), 200);
+    let tokens: Value = signed_in.json().await.expect("tokens");
+    // The change ended the caller's session too: the rest goes on in the new one.
+    let access = tokens["accessToken"].as_str().expect("access").to_owned();
     assert_eq!(
         login(&app, "pat@example.com", "correct horse battery")
             .await

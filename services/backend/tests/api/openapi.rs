@@ -1,6 +1,7 @@
 //! The OpenAPI document as served: every operation's `x-rate-limit-groups` are exactly the
 //! buckets the rule table meters it with (absent for an unmetered one), so the document cannot
-//! drift from the limiter; the mail-sending routes are all there.
+//! drift from the limiter; the mail-sending routes are all there; the refresh answer's
+//! documented keys are the ones served.
 
 use crate::helpers::TestApp;
 use serde_json::Value;
@@ -60,4 +61,45 @@ async fn every_operation_names_the_budgets_the_rule_table_meters_it_with() {
             "{mail_route}"
         );
     }
+}
+
+#[actix_web::test]
+async fn the_documented_refresh_answer_is_the_one_served() {
+    let app = TestApp::spawn(&[]).await;
+    let document: Value = app
+        .client
+        .get(app.url("/v3/api-docs"))
+        .send()
+        .await
+        .expect("served")
+        .json()
+        .await
+        .expect("a JSON document");
+    let answer = &document["paths"]["/api/v1/auth/refresh"]["post"]["responses"]["200"];
+    let reference = answer["content"]["application/json"]["schema"]["$ref"]
+        .as_str()
+        .expect("a schema reference");
+    let name = reference
+        .strip_prefix("#/components/schemas/")
+        .expect("a local schema");
+    let schema = &document["components"]["schemas"][name];
+    let documented: Vec<&str> = schema["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(schema["required"], serde_json::json!(documented));
+
+    let session = crate::sessions_support::signed_up(&app, "doc@example.com").await;
+    let (status, body) = crate::sessions_support::refresh(&app, &session.refresh).await;
+    assert_eq!(status, 200, "{body}");
+    let served: Value = serde_json::from_str(&body).expect("JSON");
+    let served: Vec<&str> = served
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(served, documented);
 }

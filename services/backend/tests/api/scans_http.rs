@@ -145,7 +145,7 @@ async fn runs_and_sockets_need_a_scoped_access_token() {
     )
     .await;
     assert_eq!(app.refused_upgrade(&run_id, "not-a-token").await, 401);
-    let unscoped = access_token("user-alice", None);
+    let unscoped = access_token(&app.app.store, "user-alice", None).await;
     let response = app.get(&format!("/api/v1/runs/{run_id}"), &unscoped).await;
     assert_eq!(response.status(), 403);
     let response = app

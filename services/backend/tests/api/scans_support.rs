@@ -1,9 +1,10 @@
 //! What the scan, EXPENSIVE and gatekeeper tests share: two tenants written to the store
-//! before the backend opens it, the real analyzer on a free port, access tokens minted with
-//! the test secret, and a WebSocket reader.
+//! before the backend opens it, the real analyzer on a free port, access tokens of sessions
+//! opened in the store and minted with the test secret, and a WebSocket reader.
 
 use crate::helpers::{SECRET, TestApp};
 use awc::ws::{CloseReason, Frame};
+use backend::auth::sessions::Sessions;
 use backend::store::Store;
 use backend::tenancy::{CiKeys, Denial, Projects, Workspaces};
 use futures_util::StreamExt;
@@ -129,20 +130,26 @@ async fn tenant(store: &Store, user: &str, name: &str, key: &str) -> Tenant {
         .await
         .expect("the CI key is created");
     Tenant {
-        token: access_token(user, Some(&workspace_id)),
+        token: access_token(store, user, Some(&workspace_id)).await,
         workspace_id,
         project_id,
         ci_secret,
     }
 }
 
-/// An access token for `user`, scoped to `workspace` when one is named.
-pub fn access_token(user: &str, workspace: Option<&str>) -> String {
+/// An access token for `user` in a new session opened in `store`, scoped to `workspace` when
+/// one is named.
+pub async fn access_token(store: &Store, user: &str, workspace: Option<&str>) -> String {
     let keys = JwtKeys::from_env(&MapEnv::from_iter([("SECURITY_JWT_SECRET_KEY", SECRET)]))
         .expect("the test secret is valid");
+    let opened = Sessions::new(store.clone())
+        .open(user, Duration::from_secs(3600))
+        .await
+        .expect("the session opens");
     let subject = Subject {
         workspace_id: workspace.map(str::to_owned),
         role: Some("OWNER".into()),
+        session: Some(opened.session),
         ..Subject::user(user)
     };
     keys.issue(TokenKind::Access, &subject, Duration::from_secs(3600))

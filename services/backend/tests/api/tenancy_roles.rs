@@ -95,6 +95,7 @@ async fn a_viewer_reads_and_a_forged_owner_claim_grants_nothing_more() {
         workspace_id: Some(team.workspace_id.clone()),
         role: Some("OWNER".to_owned()),
         email: Some(team.bob.email.clone()),
+        session: claims(&team.bob.token).sid,
         ..Subject::user(team.bob.id.clone())
     };
     let forged = keys()

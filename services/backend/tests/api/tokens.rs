@@ -1,8 +1,8 @@
-//! Every token that is not a live access token is the same 401 on a protected route, and
-//! CORS wraps that 401 for an allowed origin only.
+//! Every token that is not a live access token of a live session is the same 401 on a
+//! protected route, and CORS wraps that 401 for an allowed origin only.
 
 use crate::helpers::{TestApp, header};
-use crate::tenancy_support::{account, call, keys};
+use crate::tenancy_support::{account, call, claims, keys};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use platform::jwt::{Subject, TokenKind};
@@ -44,6 +44,11 @@ fn unsigned() -> String {
     format!("{header}.{}.", URL_SAFE_NO_PAD.encode(claims.to_string()))
 }
 
+fn mint_subject(keys: &platform::jwt::JwtKeys, subject: &Subject) -> String {
+    keys.issue(TokenKind::Access, subject, TokenKind::Access.default_ttl())
+        .expect("a token")
+}
+
 #[actix_web::test]
 async fn anything_but_a_live_access_token_is_the_same_401() {
     let app = TestApp::spawn(&[]).await;
@@ -52,6 +57,16 @@ async fn anything_but_a_live_access_token_is_the_same_401() {
     let mint = |kind: TokenKind| {
         keys.issue(kind, &subject, kind.default_ttl())
             .expect("a token")
+    };
+    let ada_session = claims(&account(&app, "ada@example.com").await.token)
+        .sid
+        .expect("a session");
+    let of_session = |session: &str| {
+        let subject = Subject {
+            session: Some(session.to_owned()),
+            ..subject.clone()
+        };
+        mint_subject(&keys, &subject)
     };
     let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
     let expired = keys
@@ -74,6 +89,12 @@ async fn anything_but_a_live_access_token_is_the_same_401() {
             Some(mint(TokenKind::EmailVerification)),
         ),
         ("no token", None),
+        ("signed, but of no session", Some(mint(TokenKind::Access))),
+        ("another user's session", Some(of_session(&ada_session))),
+        (
+            "a session that never was",
+            Some(of_session("0123456789abcdef")),
+        ),
     ];
     for (case, token) in cases {
         let answer = call(

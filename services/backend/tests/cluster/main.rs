@@ -1,8 +1,8 @@
 //! Replicas of the backend on one real Redis (Docker, `estate/redis:7` from
 //! `scripts/offline-images.sh`; `REDIS_IMAGE` overrides it): the budgets, the login lock,
-//! the one-time codes, the mail queue and scan runs are one state for the whole cluster, not
-//! one per process. Each test starts its own container and its own backends on free ports,
-//! over HTTP as a client sees them. With `ESTATE_SKIP_DOCKER=1` each test prints a skip line and passes; CI never sets it.
+//! the one-time codes, the mail queue, scan runs and sessions are one state for the whole
+//! cluster, not one per process. Each test starts its own container and its own backends on
+//! free ports, over HTTP as a client sees them. With `ESTATE_SKIP_DOCKER=1` each test prints a skip line and passes; CI never sets it.
 //!
 //! # Layout
 //! - [`support`]: a backend node on the test's Redis.
@@ -11,10 +11,12 @@
 //! - [`codes`]: a code sent by one replica verified on the other.
 //! - [`mail`]: mail queued on either replica delivered by SMTP exactly once.
 //! - [`runs`]: a run driven by a live replica is never ended by another; a dead one's is.
+//! - [`sessions`]: a session rotated or ended on one replica is spent or refused on the other.
 
 mod budget;
 mod codes;
 mod lock;
 mod mail;
 mod runs;
+mod sessions;
 mod support;

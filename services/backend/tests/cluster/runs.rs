@@ -4,6 +4,7 @@
 
 use crate::support::{Node, Redis, SECRET};
 use awc::ws::{CloseCode, Frame};
+use backend::auth::sessions::Sessions;
 use backend::store::Store;
 use backend::tenancy::{Denial, Projects, Workspaces};
 use futures_util::StreamExt;
@@ -12,8 +13,8 @@ use platform::jwt::{JwtKeys, Subject, TokenKind};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// Alice's access token scoped to a new workspace with one project, written to the cluster's
-/// Redis under the backend's key prefix; (token, project id).
+/// Alice's access token, of a session opened in the cluster's Redis, scoped to a new workspace
+/// with one project, all written under the backend's key prefix; (token, project id).
 async fn tenant(redis: &Redis) -> (String, String) {
     let store = Store::redis(&redis.url, "backend").expect("the Redis store is prepared");
     let workspace = Workspaces::new(store.clone())
@@ -21,15 +22,20 @@ async fn tenant(redis: &Redis) -> (String, String) {
         .await
         .expect("the workspace is created");
     let workspace_id = workspace.id.to_string();
-    let project = Projects::new(store, Denial::default())
+    let project = Projects::new(store.clone(), Denial::default())
         .create(&workspace_id, "Main", "ALP")
         .await
         .expect("the project is created");
     let keys = JwtKeys::from_env(&MapEnv::from_iter([("SECURITY_JWT_SECRET_KEY", SECRET)]))
         .expect("the test secret is valid");
+    let opened = Sessions::new(store)
+        .open("user-alice", Duration::from_secs(3600))
+        .await
+        .expect("the session opens");
     let subject = Subject {
         workspace_id: Some(workspace_id),
         role: Some("OWNER".into()),
+        session: Some(opened.session),
         ..Subject::user("user-alice")
     };
     let token = keys

@@ -1,10 +1,13 @@
 //! The rest of the estate, in-process: the real analyzer, and the real backend holding two
-//! tenants (written to its store before it opens it), each on a free port.
+//! tenants and their sessions (written to its store before it opens it), each on a free port.
 
-use crate::helpers::{ANALYZER_TOKEN, SECRET, access_token};
+use crate::helpers::{ANALYZER_TOKEN, SECRET, keys};
+use backend::auth::sessions::Sessions;
 use backend::store::Store;
 use backend::tenancy::{Denial, Projects, Workspaces};
 use platform::MapEnv;
+use platform::jwt::{Subject, TokenKind};
+use std::time::Duration;
 
 /// The real analyzer with default settings; its base URL.
 pub fn spawn_analyzer() -> String {
@@ -30,7 +33,18 @@ pub struct Backend {
     pub base: String,
     pub alice: Tenant,
     pub bob: Tenant,
+    store: Store,
     _data: tempfile::TempDir,
+}
+
+impl Backend {
+    /// Ends every session of `user`, as a password reset on the backend does.
+    pub async fn end_sessions(&self, user: &str) {
+        Sessions::new(self.store.clone())
+            .end_all(user)
+            .await
+            .expect("the sessions end");
+    }
 }
 
 /// The real backend on a data directory holding Alice (projects ALP and ALQ) and Bob (BRV).
@@ -54,11 +68,13 @@ pub async fn spawn_backend() -> Backend {
     let config = backend::BackendConfig::from_env(&env).expect("backend settings are valid");
     let app = backend::Application::build(config).expect("the backend builds");
     let base = format!("http://127.0.0.1:{}", app.port());
+    let store = app.state().store.clone();
     actix_web::rt::spawn(app.into_server());
     Backend {
         base,
         alice,
         bob,
+        store,
         _data: data,
     }
 }
@@ -76,8 +92,27 @@ async fn tenant(store: &Store, user: &str, name: &str, keys: &[&str]) -> Tenant 
             .expect("the project is created");
     }
     Tenant {
-        token: access_token(user, Some(&workspace_id)),
-        unscoped_token: access_token(user, None),
+        token: session_token(store, user, Some(&workspace_id)).await,
+        unscoped_token: session_token(store, user, None).await,
         workspace_id,
     }
+}
+
+/// An access token of `user` in a session opened in the backend's `store` (the backend refuses
+/// a token of no live session), scoped to `workspace` when one is named, valid for an hour.
+async fn session_token(store: &Store, user: &str, workspace: Option<&str>) -> String {
+    let hour = Duration::from_secs(3600);
+    let opened = Sessions::new(store.clone())
+        .open(user, hour)
+        .await
+        .expect("the session opens");
+    let subject = Subject {
+        workspace_id: workspace.map(str::to_owned),
+        role: Some("OWNER".to_owned()),
+        session: Some(opened.session),
+        ..Subject::user(user)
+    };
+    keys()
+        .issue(TokenKind::Access, &subject, hour)
+        .expect("the token is signed")
 }

@@ -152,6 +152,24 @@ async fn list_projects_reads_the_callers_own_workspace_with_the_callers_bearer()
     assert_failure(&anonymous, mcp_server::tools::projects::NEEDS_BEARER);
 }
 
+/// This server cannot see the backend's sessions: a token whose session ended still passes
+/// here until it expires, and the backend refuses it behind `list_projects`.
+#[actix_web::test]
+async fn a_token_whose_session_ended_reads_no_projects() {
+    let backend = spawn_backend().await;
+    let app = TestApp::spawn(&[("BACKEND_URL", &backend.base)]).await;
+    let (name, value) = bearer(&backend.alice.token);
+    let listed = app
+        .tool("list_projects", json!({}), &[(name, &value)])
+        .await;
+    assert_eq!(listed["isError"], false, "{listed}");
+    backend.end_sessions("user-alice").await;
+    let refused = app
+        .tool("list_projects", json!({}), &[(name, &value)])
+        .await;
+    assert_failure(&refused, "refused (HTTP 401): authentication required");
+}
+
 #[actix_web::test]
 async fn a_missing_upstream_and_wrong_arguments_are_tool_errors() {
     let app = TestApp::spawn(&[]).await;

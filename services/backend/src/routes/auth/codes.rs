@@ -89,5 +89,5 @@ pub async fn verify_otp(
         .await?
         .ok_or_else(invalid)?;
     state.auth.users.mark_verified(&user.id).await?;
-    session(&state, &user.id, &user.email)
+    session(&state, &user.id, &user.email).await
 }

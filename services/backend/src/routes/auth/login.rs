@@ -1,20 +1,19 @@
-//! `POST /login` and `POST /refresh`: the login attempt ceiling where a client meets it.
+//! `POST /login`: the login attempt ceiling where a client meets it.
 //!
 //! Five wrong passwords for one address (existing or not) lock it for ten minutes: the fifth
 //! wrong answer is still a 401, every attempt after it is a 429 with the exact remaining
 //! seconds in `Retry-After`, even with the right password, until the lock expires. The hash
 //! is verified on every path (a dummy hash for unknown addresses), so timing says nothing.
 
-use super::{locked, mint, refuse, session};
+use super::sessions::after_password;
+use super::{locked, refuse};
 use crate::auth::email::normalise;
 use crate::auth::passwords::verify_or_dummy;
 use crate::errors::ApiError;
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use platform::jwt::TokenKind;
 use serde::Deserialize;
-use serde_json::json;
 
 /// The login body.
 #[derive(Debug, Deserialize)]
@@ -51,7 +50,7 @@ pub async fn login(
             if user.mfa_enabled {
                 return super::mfa::challenge(&state, &user.id, &user.email).await;
             }
-            session(&state, &user.id, &user.email)
+            after_password(&state, &user).await
         }
         _ => {
             auth.attempts.record_failure(&email).await?;
@@ -61,28 +60,4 @@ pub async fn login(
             ))
         }
     }
-}
-
-/// The refresh body.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RefreshBody {
-    refresh_token: String,
-}
-
-/// A new access token for a valid refresh token.
-pub async fn refresh(
-    state: web::Data<AppState>,
-    body: web::Json<RefreshBody>,
-) -> Result<HttpResponse, ApiError> {
-    let keys = &state.config.jwt;
-    let claims = keys
-        .verify(TokenKind::Refresh, &body.refresh_token)
-        .map_err(|_| refuse(StatusCode::UNAUTHORIZED, "Invalid or expired token"))?;
-    let subject = platform::jwt::Subject {
-        email: claims.email,
-        ..platform::jwt::Subject::user(claims.sub)
-    };
-    let access = mint(&state, TokenKind::Access, &subject)?;
-    Ok(HttpResponse::Ok().json(json!({ "accessToken": access })))
 }

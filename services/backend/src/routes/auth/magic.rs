@@ -76,5 +76,5 @@ pub async fn verify(
     if user.mfa_enabled {
         return super::mfa::challenge(&state, &user.id, &user.email).await;
     }
-    session(&state, &user.id, &user.email)
+    session(&state, &user.id, &user.email).await
 }

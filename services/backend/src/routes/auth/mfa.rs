@@ -81,5 +81,5 @@ pub async fn verify(
             .verify(&email, OtpPurpose::Mfa, &body.code)
             .await?,
     )?;
-    session(&state, &claims.sub, &email)
+    session(&state, &claims.sub, &email).await
 }

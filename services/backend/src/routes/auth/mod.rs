@@ -10,9 +10,11 @@ mod login;
 mod magic;
 mod mfa;
 mod password;
+mod sessions;
+mod workspace;
 
 pub(super) use password::mail_reset_link;
-mod workspace;
+pub(super) use sessions::{ending_sessions, session};
 
 use crate::auth::otp::{OtpOutcome, OtpPurpose};
 use crate::auth::outbox::{Mail, MailKind, OutboxError};
@@ -22,14 +24,14 @@ use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use platform::jwt::{Subject, TokenKind};
-use serde_json::json;
+use std::time::SystemTime;
 
 /// Mounts the auth routes.
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/api/v1/auth")
             .route("/login", web::post().to(login::login))
-            .route("/refresh", web::post().to(login::refresh))
+            .route("/refresh", web::post().to(sessions::refresh))
             .route("/signup", web::post().to(codes::signup))
             .route("/pre-register", web::post().to(codes::resend))
             .route("/resend-otp", web::post().to(codes::resend))
@@ -63,20 +65,6 @@ pub(super) fn refuse(status: StatusCode, message: &str) -> ApiError {
     }
 }
 
-/// A fresh access and refresh token for a user.
-pub(super) fn session(
-    state: &AppState,
-    user_id: &str,
-    email: &str,
-) -> Result<HttpResponse, ApiError> {
-    let subject = Subject {
-        email: Some(email.to_owned()),
-        ..Subject::user(user_id)
-    };
-    let body = json!({ "accessToken": mint(state, TokenKind::Access, &subject)?, "refreshToken": mint(state, TokenKind::Refresh, &subject)? });
-    Ok(HttpResponse::Ok().json(body))
-}
-
 /// The answer that says only what happens next.
 pub(super) fn accepted(status: StatusCode, message: &str) -> HttpResponse {
     status_envelope(status, message)
@@ -99,14 +87,7 @@ pub(super) fn mint(
     kind: TokenKind,
     subject: &Subject,
 ) -> Result<String, ApiError> {
-    state
-        .config
-        .jwt
-        .issue(kind, subject, kind.default_ttl())
-        .map_err(|error| ApiError::Internal {
-            kind: "token signing failed",
-            cause: error.to_string(),
-        })
+    sessions::sign(state, kind, subject, SystemTime::now(), kind.default_ttl())
 }
 
 /// Hands one mail to the outbox (the file, or the SMTP queue); never waits for delivery. A

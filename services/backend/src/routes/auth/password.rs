@@ -1,7 +1,7 @@
 //! `POST /forgot-password` and `/reset-password/{token}`: password-reset links. A link's token
 //! is stored only as its digest and redeemed atomically, once.
 
-use super::{EmailOnly, accepted, hash_password, queue, refuse};
+use super::{EmailOnly, accepted, ending_sessions, hash_password, queue, refuse};
 use crate::auth::email::normalise;
 use crate::auth::outbox::{Mail, MailKind};
 use crate::auth::passwords;
@@ -60,7 +60,8 @@ pub struct Reset {
     password: String,
 }
 
-/// Sets a new password with a reset link; also lifts a login lock ("or reset your password").
+/// Sets a new password with a reset link; also lifts a login lock ("or reset your password")
+/// and ends every session of the account.
 pub async fn reset(
     state: web::Data<AppState>,
     token: web::Path<String>,
@@ -82,7 +83,11 @@ pub async fn reset(
         .await?
         .ok_or_else(invalid)?;
     let hash = hash_password(password).await?;
-    state.auth.users.set_password_hash(&user.id, &hash).await?;
+    let users = &state.auth.users;
+    ending_sessions(&state, &user.id, async {
+        Ok(users.set_password_hash(&user.id, &hash).await?)
+    })
+    .await?;
     state.auth.attempts.reset(&email).await?;
     Ok(accepted(StatusCode::OK, "Password updated"))
 }

@@ -45,7 +45,8 @@ pub struct Switch {
     workspace_id: String,
 }
 
-/// An access token scoped to a workspace the caller belongs to.
+/// An access token scoped to a workspace the caller belongs to, in the caller's session (it
+/// ends with it).
 pub async fn switch(
     state: web::Data<AppState>,
     caller: Authenticated,
@@ -63,6 +64,7 @@ pub async fn switch(
         workspace_id: Some(membership.workspace_id.to_string()),
         role: Some(membership.role),
         email: claims.email,
+        session: claims.sid,
         ..Subject::user(claims.sub)
     };
     let access = super::mint(&state, TokenKind::Access, &subject)?;
