@@ -48,7 +48,10 @@ async fn assert_refused(response: reqwest::Response, secs: u64, what: &str) {
         "{what}"
     );
     assert_eq!(
-        (response.status().as_u16(), response.text().await.expect("a body")),
+        (
+            response.status().as_u16(),
+            response.text().await.expect("a body")
+        ),
         (429, fail_body(secs)),
         "{what}"
     );
@@ -225,4 +228,31 @@ async fn every_spelling_of_one_inbox_shares_its_ceiling() {
         .post("/api/v1/auth/forgot-password", &body, Some("198.51.100.99"))
         .await;
     assert_refused(refused, 1200, "a fourth spelling of the inbox").await;
+}
+
+#[actix_web::test]
+async fn a_body_too_large_to_read_for_its_recipient_is_not_served() {
+    let app = TestApp::spawn(&[("RATE_LIMIT_EMAIL_RECIPIENT", "1/1h")]).await;
+    let victim = json!({ "email": "victim@example.com" });
+    let first = app
+        .post("/api/v1/auth/forgot-password", &victim, None)
+        .await;
+    assert_eq!(first.status(), 202);
+    // Valid JSON larger than the limit the recipient is read within: its tail alone is a
+    // whole document naming the same inbox.
+    let padded = format!("{}{victim}", " ".repeat(300 * 1024));
+    let response = app
+        .client
+        .post(app.url("/api/v1/auth/forgot-password"))
+        .header("content-type", "application/json")
+        .body(padded)
+        .send()
+        .await
+        .expect("the backend answers");
+    let status = response.status().as_u16();
+    let body = response.text().await.expect("a body");
+    assert!(
+        status == 400 && body.starts_with(r#"{"status":400,"message":"#),
+        "{status} {body}"
+    );
 }
