@@ -3,11 +3,8 @@
 //! without being read to its end.
 
 use crate::scans_support::{ScanApp, spawn_analyzer};
-use actix_web::{App, HttpResponse, HttpServer, web};
-use futures_util::StreamExt;
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use testkit::Flood;
 
 /// Lines of `print(password)`: two findings each, past the analyzer's cap of 1000.
 const LINES: usize = 4000;
@@ -80,40 +77,11 @@ async fn a_cut_answer_never_passes_the_gatekeeper() {
     );
 }
 
-/// An analyzer that answers every `/analyze` with a JSON body of `total` bytes, streamed, and
-/// counts the bytes it got to hand over before the reader went away.
-fn endless_analyzer(total: usize, produced: Arc<AtomicUsize>) -> String {
-    const CHUNK: usize = 64 * 1024;
-    let server = HttpServer::new(move || {
-        let produced = produced.clone();
-        App::new().default_service(web::to(move || {
-            let produced = produced.clone();
-            async move {
-                let chunks = futures_util::stream::iter(0..total / CHUNK).map(move |index| {
-                    produced.fetch_add(CHUNK, Ordering::SeqCst);
-                    let byte = if index == 0 { b'[' } else { b' ' };
-                    Ok::<_, actix_web::Error>(web::Bytes::from(vec![byte; CHUNK]))
-                });
-                HttpResponse::Ok()
-                    .content_type("application/json")
-                    .streaming(chunks)
-            }
-        }))
-    })
-    .workers(1)
-    .disable_signals()
-    .bind(("127.0.0.1", 0))
-    .expect("the stand-in binds");
-    let base = format!("http://{}", server.addrs()[0]);
-    actix_web::rt::spawn(server.run());
-    base
-}
-
 #[actix_web::test]
 async fn an_answer_past_the_read_bound_is_refused_unread() {
-    let produced = Arc::new(AtomicUsize::new(0));
     let offered = 256 * 1024 * 1024;
-    let app = ScanApp::spawn(&endless_analyzer(offered, produced.clone()), &[]).await;
+    let flood = Flood::spawn(offered);
+    let app = ScanApp::spawn(&flood.base, &[]).await;
     let batch = json!({ "files": [{ "path": "a.py", "content": "x = 1\n" }] });
     let response = app.post("/api/v1/analyzer", &app.alice.token, &batch).await;
     let status = response.status().as_u16();
@@ -126,7 +94,7 @@ async fn an_answer_past_the_read_bound_is_refused_unread() {
         )
     );
     // The backend reads 4 MiB; loopback socket buffers hold a few more.
-    let sent = produced.load(Ordering::SeqCst);
+    let sent = flood.written();
     assert!(
         sent < 32 * 1024 * 1024,
         "{sent} of {offered} bytes were read"

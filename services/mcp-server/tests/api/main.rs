@@ -10,4 +10,5 @@ mod limits;
 mod modern;
 mod python_sdk;
 mod skills_installer;
+mod tool_bounds;
 mod tools;
