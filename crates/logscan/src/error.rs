@@ -42,9 +42,16 @@ pub enum RuleError {
     /// `pattern` compiles past the engine's size limits.
     #[error("rule.pattern is too complex")]
     PatternTooComplex,
+    /// `pattern` can match the empty string (as `x*` or `a|` can): such a match marks nothing,
+    /// and looking past it for a longer one would take a search per position.
+    #[error("rule.pattern can match an empty string")]
+    PatternMatchesEmpty,
     /// `message` is absent or blank.
     #[error("rule.message is mandatory")]
     MissingMessage,
+    /// `message` has more than [`crate::MAX_MESSAGE_CHARS`] characters.
+    #[error("rule.message is longer than 500 characters")]
+    MessageTooLong,
     /// `severity` is not `info`, `warning` or `error`.
     #[error("rule.severity must be one of info, warning, error")]
     InvalidSeverity,

@@ -6,6 +6,11 @@
 //! without context, caught errors logged at a low level) and for custom regex rules
 //! ([`RuleSpec`] validated into a [`CustomRule`]). Pure library: no I/O, no async.
 //!
+//! An analysis is bounded ([`Bounds`]): it keeps the first `max_findings` findings in report
+//! order and counts the rest, and it stops when its deadline passes; its [`Report`] says both.
+//! A custom rule reads each line once, with one leftmost search, so no pattern can make a
+//! request super-linear in its lines.
+//!
 //! Each file is lexed once (so strings and comments never look like code), its log and print
 //! calls are found with per-language patterns, and each selected check reads those calls.
 //! This is pattern matching over lexed text, not parsing: the golden corpus under
@@ -13,6 +18,7 @@
 //!
 //! # Layout
 //! - [`Language`], [`Severity`], [`SourceFile`], [`Finding`]: the vocabulary of a request.
+//! - [`Bounds`], [`Report`] (`bounds`): what one analysis may spend and what it found.
 //! - [`analysis_types`] and the type ids (`catalog`); `checks`: one module per type, plus the
 //!   error-block finder and the sensitive-name vocabulary.
 //! - `lexer` and `source`: code, comment and literal bytes, brackets, line and column.
@@ -21,6 +27,7 @@
 //!   (`error`): what clients are told when a request or a rule is refused.
 
 mod args;
+mod bounds;
 mod calls;
 mod catalog;
 mod checks;
@@ -32,6 +39,7 @@ mod rule;
 mod severity;
 mod source;
 
+pub use bounds::{Bounds, Report};
 pub use catalog::{
     AnalysisType, CUSTOM, LOG_WITHOUT_CONTEXT, PRINT_DEBUGGING, SENSITIVE_DATA,
     WRONG_LEVEL_FOR_CAUGHT_ERROR, analysis_types,
@@ -39,12 +47,15 @@ pub use catalog::{
 pub use error::{AnalyzeError, RuleError};
 pub use finding::{Finding, SourceFile};
 pub use language::Language;
-pub use rule::{CustomRule, MAX_PATTERN_CHARS, REGEX_SIZE_LIMIT, RuleSpec};
+pub use rule::{
+    CustomRule, MAX_MESSAGE_CHARS, MAX_PATTERN_CHARS, MAX_RULE_LINE_BYTES, REGEX_SIZE_LIMIT,
+    RuleSpec,
+};
 pub use severity::Severity;
 
 /// Analyzes `files` with the analysis types named in `types` (all built-in types when empty;
-/// `custom` is accepted and selects none) and with every rule in `rules`. Findings are sorted
-/// by path, line, column and rule id.
+/// `custom` is accepted and selects none) and with every rule in `rules`, within `bounds`. The
+/// findings kept are sorted by path, line, column and rule id.
 ///
 /// # Errors
 /// [`AnalyzeError::UnknownAnalysisType`] for the first id in `types` that is neither a
@@ -53,22 +64,40 @@ pub fn analyze(
     files: &[SourceFile<'_>],
     types: &[String],
     rules: &[CustomRule],
-) -> Result<Vec<Finding>, AnalyzeError> {
+    bounds: &Bounds<'_>,
+) -> Result<Report, AnalyzeError> {
     let checks = checks::select(types)?;
-    let mut findings = Vec::new();
-    for file in files {
-        if !checks.is_empty() {
-            let scan = checks::Scan::new(file);
-            for check in &checks {
-                check(&scan, &mut findings);
+    let mut kept = bounds::Kept::new(bounds.max_findings);
+    let finished = files
+        .iter()
+        .all(|file| analyze_file(file, &checks, rules, bounds, &mut kept));
+    Ok(kept.into_report(!finished))
+}
+
+/// One file's checks and rules; false when the deadline stopped them.
+fn analyze_file(
+    file: &SourceFile<'_>,
+    checks: &[checks::Check],
+    rules: &[CustomRule],
+    bounds: &Bounds<'_>,
+    kept: &mut bounds::Kept,
+) -> bool {
+    let deadline_passed = bounds.deadline_passed;
+    if deadline_passed() {
+        return false;
+    }
+    if !checks.is_empty() {
+        let scan = checks::Scan::new(file);
+        for check in checks {
+            if deadline_passed() {
+                return false;
             }
-        }
-        for rule in rules {
-            rule.find(file, &mut findings);
+            check(&scan, kept);
         }
     }
-    findings.sort_by(|left, right| left.sort_key().cmp(&right.sort_key()));
-    Ok(findings)
+    rules
+        .iter()
+        .all(|rule| !deadline_passed() && rule.find(file, kept, deadline_passed))
 }
 
 #[cfg(test)]

@@ -1,7 +1,11 @@
 //! Custom rules: a client's [`RuleSpec`] (rule id, regex, severity, message, languages),
 //! validated into a [`CustomRule`] that matches line by line.
 //!
-//! Patterns compile within limits (see `pattern`), so a hostile one is refused quickly.
+//! Patterns compile within limits (see `pattern`), so a hostile one is refused quickly. A rule
+//! reports at most one finding per line, its leftmost match, found with one search over at
+//! most [`MAX_RULE_LINE_BYTES`] of the line: iterating every match restarts a search at each
+//! one, and a pattern such as `a*z|a` makes each of those read to the end of the line, which is
+//! quadratic in its length.
 
 mod pattern;
 
@@ -10,10 +14,17 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::Kept;
 use crate::catalog::CUSTOM;
 use crate::{Finding, Language, RuleError, Severity, SourceFile};
 
 pub use pattern::{MAX_PATTERN_CHARS, REGEX_SIZE_LIMIT};
+
+/// The longest rule message accepted, in characters (every finding repeats it).
+pub const MAX_MESSAGE_CHARS: usize = 500;
+/// The most bytes of one line a custom rule searches (cut back to a character boundary):
+/// bounds the one search the deadline cannot interrupt. Lines of logging code are far shorter.
+pub const MAX_RULE_LINE_BYTES: usize = 16 * 1024;
 
 static RULE_ID: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$").expect("constant pattern compiles")
@@ -65,6 +76,9 @@ impl RuleSpec {
             .map(str::trim)
             .filter(|text| !text.is_empty());
         let message = message.ok_or(RuleError::MissingMessage)?;
+        if message.chars().count() > MAX_MESSAGE_CHARS {
+            return Err(RuleError::MessageTooLong);
+        }
         let severity = self
             .severity
             .as_deref()
@@ -103,31 +117,40 @@ impl CustomRule {
         &self.spec
     }
 
-    /// Appends a finding for every non-empty match on every line of `file`, if the rule
-    /// applies to its language.
-    pub(crate) fn find(&self, file: &SourceFile<'_>, findings: &mut Vec<Finding>) {
+    /// Hands `findings` the leftmost match of each line of `file`, if the rule applies to its
+    /// language; false when `deadline_passed` stopped it before the last line.
+    pub(crate) fn find(
+        &self,
+        file: &SourceFile<'_>,
+        findings: &mut Kept,
+        deadline_passed: &dyn Fn() -> bool,
+    ) -> bool {
         if !self.languages.contains(&file.language) {
-            return;
+            return true;
         }
         let message = self.spec.message.as_deref().unwrap_or_default();
         for (index, line) in file.content.lines().enumerate() {
-            // Columns are counted on from the previous match, so a long line is counted once.
-            let (mut counted_to, mut column) = (0, 0);
-            for found in self.regex.find_iter(line).filter(|found| !found.is_empty()) {
-                column += line[counted_to..found.start()].chars().count();
-                counted_to = found.start();
-                findings.push(Finding {
-                    rule_id: self.id().to_owned(),
-                    analysis_type: CUSTOM.to_owned(),
-                    severity: self.severity,
-                    path: file.path.to_owned(),
-                    line: u32::try_from(index + 1).unwrap_or(u32::MAX),
-                    column: u32::try_from(column + 1).unwrap_or(u32::MAX),
-                    message: message.to_owned(),
-                    fix: None,
-                });
+            if deadline_passed() {
+                return false;
             }
+            let searched = &line[..line.floor_char_boundary(MAX_RULE_LINE_BYTES)];
+            // Validation refused patterns that match the empty string, so a match is a finding.
+            let Some(found) = self.regex.find(searched) else {
+                continue;
+            };
+            let column = searched[..found.start()].chars().count() + 1;
+            findings.push(Finding {
+                rule_id: self.id().to_owned(),
+                analysis_type: CUSTOM.to_owned(),
+                severity: self.severity,
+                path: file.path.to_owned(),
+                line: u32::try_from(index + 1).unwrap_or(u32::MAX),
+                column: u32::try_from(column).unwrap_or(u32::MAX),
+                message: message.to_owned(),
+                fix: None,
+            });
         }
+        true
     }
 }
 

@@ -11,6 +11,8 @@
 //! - [`telemetry`]: the global `tracing` subscriber (`RUST_LOG`, `LOG_FORMAT`).
 //! - [`shutdown`]: a future that resolves on SIGTERM or Ctrl-C.
 //! - [`server`]: `BIND_ADDR`/`PORT`, binding, and the run loop that drains on SIGTERM.
+//! - [`bounds`]: bounded analysis answers: the findings kept, their bytes, the `truncated`
+//!   marker, and reading an upstream's answer within a size bound.
 //! - [`cli`]: the shared command line (`--healthcheck`, `--help`).
 //! - [`envelope`]: the `{"error","message"}` envelope and its 500 form (analyzer, ai-service,
 //!   mcp-server).
@@ -27,6 +29,7 @@
 //!   `X-Forwarded-For` hop; the peer otherwise); [`client_key`]: the key a per-address
 //!   budget is kept under (IPv6 by its `RATE_LIMIT_IPV6_PREFIX` network).
 
+pub mod bounds;
 pub mod cli;
 pub mod client_ip;
 pub mod client_key;

@@ -1,18 +1,25 @@
 //! Test support shared by the workspace's test binaries: a real Redis in Docker, started the
-//! one way every Redis-backed test starts it. A dev-dependency only; nothing ships with it.
+//! one way every Redis-backed test starts it, an upstream whose answer never ends, and requests
+//! written byte for byte with the sweep that sends every spelling of a metered path. A
+//! dev-dependency only; nothing ships with it.
 //!
 //! # Layout
 //! - [`Redis`]: a container from the locally built image (`scripts/offline-images.sh`;
 //!   `REDIS_IMAGE` overrides it) on a fixed free host port, so a stopped and restarted
 //!   container comes back on the same address; `None` when `ESTATE_SKIP_DOCKER=1`.
 //! - [`free_port`]: a loopback port nothing listens on.
+//! - [`Flood`]: an HTTP stand-in answering a body far past any read bound, counting what it
+//!   handed over.
 //! - [`raw`]: one HTTP/1.1 exchange with the request target written byte for byte;
 //!   [`spellings`]: the other spellings of a path; [`sweep`]: that none of them, and no other
 //!   method, reaches a metered route's handler unmetered.
 
+mod flood;
 pub mod raw;
 pub mod spellings;
 pub mod sweep;
+
+pub use flood::Flood;
 
 use std::net::TcpListener;
 use testcontainers::core::{IntoContainerPort, WaitFor};

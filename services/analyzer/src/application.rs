@@ -51,8 +51,10 @@ impl Application {
             token: config.token.as_str().into(),
             rules: Arc::default(),
             queue,
-            llm: llm::LlmClient::new(config.llm.clone(), clock).map_err(|e| fail(&e))?,
+            llm: llm::LlmClient::new(config.llm.clone(), clock.clone()).map_err(|e| fail(&e))?,
             registry: Arc::new(registry),
+            bounds: config.bounds,
+            clock,
         };
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let shutdown_delay = config.listen.shutdown_delay;

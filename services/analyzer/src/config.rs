@@ -26,10 +26,66 @@ pub const ENV_MAX_QUEUE: &str = "ANALYZE_MAX_QUEUE";
 pub const ENV_QUEUE_TIMEOUT_MS: &str = "ANALYZE_QUEUE_TIMEOUT_MS";
 /// Largest request body, in bytes.
 pub const ENV_MAX_BODY_BYTES: &str = "ANALYZER_MAX_BODY_BYTES";
+/// Findings one analysis answer keeps (the first in report order; the rest are counted).
+pub const ENV_MAX_FINDINGS: &str = "ANALYZE_MAX_FINDINGS";
+/// Largest analysis answer, in bytes.
+pub const ENV_MAX_ANSWER_BYTES: &str = "ANALYZE_MAX_ANSWER_BYTES";
+/// Longest time one analysis works, in milliseconds.
+pub const ENV_DEADLINE_MS: &str = "ANALYZE_DEADLINE_MS";
 /// Bound on tracked limiter buckets.
 pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
 /// Redis shared by replicas (unset: buckets in memory).
 pub const ENV_REDIS_URL: &str = "REDIS_URL";
+
+/// What one analysis may keep, answer and spend (docs/analyzer.md, "Bounded work").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnalysisBounds {
+    /// Findings kept in an answer.
+    pub max_findings: usize,
+    /// Bytes of an answer.
+    pub max_answer_bytes: usize,
+    /// Time an analysis works, from its start on the blocking pool.
+    pub deadline: Duration,
+}
+
+/// Findings kept by default.
+pub const DEFAULT_MAX_FINDINGS: usize = 1000;
+/// Answer bytes by default: half of what the relays read of an analysis answer.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = platform::bounds::MAX_ANALYSIS_ANSWER_BYTES / 2;
+/// Analysis time by default: under every caller's own timeout, so callers get the cut answer.
+pub const DEFAULT_DEADLINE_MS: u64 = 5000;
+/// The smallest answer bound accepted: room for the summary and a few findings.
+const MIN_ANSWER_BYTES: u64 = 1024;
+
+impl AnalysisBounds {
+    fn from_env(env: &dyn Env) -> Result<Self, ConfigError> {
+        let count = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
+        let findings = at_least(env, ENV_MAX_FINDINGS, DEFAULT_MAX_FINDINGS as u64, 1)?;
+        let answer_bytes = at_least(
+            env,
+            ENV_MAX_ANSWER_BYTES,
+            DEFAULT_MAX_ANSWER_BYTES as u64,
+            MIN_ANSWER_BYTES,
+        )?;
+        let deadline_ms = at_least(env, ENV_DEADLINE_MS, DEFAULT_DEADLINE_MS, 1)?;
+        Ok(Self {
+            max_findings: count(findings),
+            max_answer_bytes: count(answer_bytes),
+            deadline: Duration::from_millis(deadline_ms),
+        })
+    }
+}
+
+/// `name` as an integer of at least `min`, or `default` when unset.
+fn at_least(env: &dyn Env, name: &'static str, default: u64, min: u64) -> Result<u64, ConfigError> {
+    match env.u64_or(name, default)? {
+        value if value >= min => Ok(value),
+        _ => Err(ConfigError::Invalid {
+            name,
+            expected: format!("an integer of at least {min}"),
+        }),
+    }
+}
 
 /// The four groups' budgets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +119,8 @@ pub struct AnalyzerConfig {
     pub queue: QueueConfig,
     /// Largest request body.
     pub max_body_bytes: usize,
+    /// Findings, bytes and time of one analysis.
+    pub bounds: AnalysisBounds,
     /// The language model for `/llm/**` (local provider when unset).
     pub llm: llm::LlmConfig,
 }
@@ -88,6 +146,7 @@ impl AnalyzerConfig {
                 queue_timeout: Duration::from_millis(env.u64_or(ENV_QUEUE_TIMEOUT_MS, 5000)?),
             },
             max_body_bytes: env.usize_or(ENV_MAX_BODY_BYTES, 4 * 1024 * 1024)?,
+            bounds: AnalysisBounds::from_env(env)?,
             llm: llm::LlmConfig::from_env(env)?,
         })
     }
@@ -110,51 +169,4 @@ fn rate_limit_enabled(env: &dyn Env) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use platform::MapEnv;
-
-    #[test]
-    fn the_limiter_is_on_unless_exactly_false() {
-        for (value, expected) in [
-            (None, true),
-            (Some("true"), true),
-            (Some("FALSE"), true),
-            (Some("0"), true),
-            (Some("false"), false),
-        ] {
-            let env: MapEnv = value
-                .map(|v| (ENV_RATE_LIMIT_ENABLED, v))
-                .into_iter()
-                .collect();
-            assert_eq!(rate_limit_enabled(&env), expected, "{value:?}");
-        }
-    }
-
-    #[test]
-    fn defaults_are_the_seeds() {
-        let config = AnalyzerConfig::from_env(&MapEnv::from_iter([(ENV_TOKEN, "t")])).unwrap();
-        let budgets = [
-            config.budgets.analyze,
-            config.budgets.llm,
-            config.budgets.read,
-            config.budgets.write,
-        ];
-        let shown: Vec<String> = budgets.iter().map(ToString::to_string).collect();
-        assert_eq!(shown, ["15000/60s", "30/60s", "600/60s", "60/60s"]);
-        assert_eq!(config.queue.max_inflight, 0);
-        assert!(config.rate_limit_enabled);
-    }
-
-    #[test]
-    fn the_token_is_required_and_a_bad_budget_is_named() {
-        let missing = AnalyzerConfig::from_env(&MapEnv::default()).unwrap_err();
-        assert!(missing.to_string().contains(ENV_TOKEN));
-        let env = MapEnv::from_iter([(ENV_TOKEN, "t"), (ENV_BUDGET_WRITE, "sixty")]);
-        let bad = AnalyzerConfig::from_env(&env).unwrap_err().to_string();
-        assert!(
-            bad.contains(ENV_BUDGET_WRITE) && !bad.contains("sixty"),
-            "{bad}"
-        );
-    }
-}
+mod tests;

@@ -1,7 +1,8 @@
 //! What every handler shares, cloned into each worker (cheap: `Arc`s inside).
 
+use crate::config::AnalysisBounds;
 use crate::rules_store::RuleStore;
-use limiter::AdmissionQueue;
+use limiter::{AdmissionQueue, SharedClock};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 
@@ -18,4 +19,8 @@ pub struct AppState {
     pub llm: llm::LlmClient,
     /// Metrics for `/metrics`.
     pub registry: Arc<Registry>,
+    /// What one analysis may keep, answer and spend.
+    pub bounds: AnalysisBounds,
+    /// The clock analysis deadlines are read on (the limiter's).
+    pub clock: SharedClock,
 }

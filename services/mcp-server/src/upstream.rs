@@ -4,7 +4,12 @@
 //! A reply is handed back as status and JSON whatever the status, so each tool decides what a
 //! refusal means for its caller; only "no answer at all" is an error here. Nothing is retried:
 //! the agent on the other end sees the failure in the tool result and decides for itself.
+//!
+//! An answer is read up to [`MAX_ANALYSIS_ANSWER_BYTES`]; a longer one is not read further and
+//! counts as no answer ([`BodyError::TooLarge`]).
 
+pub use platform::bounds::MAX_ANALYSIS_ANSWER_BYTES;
+use platform::bounds::{BodyError, read_body};
 use reqwest::header::RETRY_AFTER;
 use serde_json::Value;
 use std::time::Duration;
@@ -35,15 +40,16 @@ impl Reply {
     }
 }
 
-/// The upstream did not answer (refused connection, timeout, broken body).
+/// The upstream gave no readable answer (refused connection, timeout, broken body, or a body
+/// past the read bound).
 #[derive(Debug, thiserror::Error)]
 #[error("{service} did not answer")]
 pub struct Unreachable {
     /// `analyzer` or `backend`.
     pub service: &'static str,
-    /// The transport error, for the log only.
+    /// What went wrong: the transport error is for the log only.
     #[source]
-    pub cause: reqwest::Error,
+    pub cause: BodyError,
 }
 
 /// The clients of the analyzer and the backend: cheap to clone (one connection pool).
@@ -111,14 +117,19 @@ async fn send(
     service: &'static str,
 ) -> Result<Reply, Unreachable> {
     let unreachable = |cause| Unreachable { service, cause };
-    let response = request.send().await.map_err(unreachable)?;
+    let response = request
+        .send()
+        .await
+        .map_err(|error| unreachable(BodyError::Transport(error)))?;
     let status = response.status().as_u16();
     let retry_after = response
         .headers()
         .get(RETRY_AFTER)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse().ok());
-    let bytes = response.bytes().await.map_err(unreachable)?;
+    let bytes = read_body(response, MAX_ANALYSIS_ANSWER_BYTES)
+        .await
+        .map_err(unreachable)?;
     Ok(Reply {
         status,
         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),

@@ -6,13 +6,14 @@ use std::ops::Range;
 
 use super::Scan;
 use super::blocks::error_blocks;
+use crate::Severity;
+use crate::bounds::Kept;
 use crate::calls::{CallKind, Level};
 use crate::catalog::WRONG_LEVEL_FOR_CAUGHT_ERROR;
-use crate::{Finding, Severity};
 
 const FIX: &str = "log caught errors at warn or error, with the error";
 
-pub(super) fn check(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
     let covered = merge(error_blocks(source));
     for call in &scan.calls {

@@ -3,17 +3,18 @@
 //! say what happened to what.
 
 use super::Scan;
+use crate::Severity;
 use crate::args::{sole_literal, takes_values};
+use crate::bounds::Kept;
 use crate::calls::CallKind;
 use crate::catalog::LOG_WITHOUT_CONTEXT;
-use crate::{Finding, Severity};
 
 const FIX: &str = "say what failed and add the ids, values or error needed to act on it";
 /// Longer messages usually say something; these limits catch "Error", "here", "request failed".
 const MAX_WORDS: usize = 3;
 const MAX_CHARS: usize = 40;
 
-pub(super) fn check(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
     for call in &scan.calls {
         // Python's `exception()` attaches the traceback: that is context.

@@ -6,15 +6,16 @@ mod context;
 mod print;
 mod sensitive;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod words;
 
+use crate::bounds::Kept;
 use crate::calls::{Call, find_calls};
 use crate::catalog::{
     CUSTOM, LOG_WITHOUT_CONTEXT, PRINT_DEBUGGING, SENSITIVE_DATA, WRONG_LEVEL_FOR_CAUGHT_ERROR,
 };
 use crate::source::Source;
-use crate::{AnalyzeError, Finding, SourceFile};
+use crate::{AnalyzeError, SourceFile};
 
 /// A file lexed and with its calls found, shared by every check that runs on it.
 pub(crate) struct Scan<'a> {
@@ -30,8 +31,8 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// A check appends its findings for one file.
-pub(crate) type Check = fn(&Scan<'_>, &mut Vec<Finding>);
+/// A check hands its findings for one file to the bounded collection.
+pub(crate) type Check = fn(&Scan<'_>, &mut Kept);
 
 /// Every built-in check, by analysis type id, in the order of [`crate::analysis_types`].
 pub(crate) const CHECKS: [(&str, Check); 4] = [

@@ -7,9 +7,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Scan;
+use crate::bounds::Kept;
 use crate::calls::CallKind;
 use crate::catalog::PRINT_DEBUGGING;
-use crate::{Finding, Language, Severity};
+use crate::{Language, Severity};
 
 const FIX: &str = "remove it, or log through the logger at debug level";
 
@@ -30,7 +31,7 @@ const TEST_SUFFIXES: [&str; 5] = [
 /// Infixes of test file names: `app.test.ts`, `view.spec.jsx`, in every script extension.
 const TEST_INFIXES: [&str; 2] = [".test.", ".spec."];
 
-pub(super) fn check(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
     if is_test_path(source.path) {
         return;

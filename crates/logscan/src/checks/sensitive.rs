@@ -8,10 +8,11 @@ use regex::Regex;
 
 use super::Scan;
 use super::words::{is_redacting, is_sensitive};
+use crate::Severity;
 use crate::args::{literal_bodies, mentioned_names};
+use crate::bounds::Kept;
 use crate::calls::Call;
 use crate::catalog::SENSITIVE_DATA;
-use crate::{Finding, Severity};
 
 const FIX: &str = "log a digest or drop the field";
 
@@ -27,7 +28,7 @@ static LABELLED_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant pattern compiles")
 });
 
-pub(super) fn check(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     // A nested call's arguments were read with the call around it: reading them again would
     // make a file of nested calls quadratic.
     for call in scan.calls.iter().filter(|call| !call.nested) {

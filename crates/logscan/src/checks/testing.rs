@@ -1,6 +1,16 @@
-//! Helpers for the checks' unit tests: run one analysis type over one snippet.
+//! Helpers for unit tests: run one analysis type over one snippet, with no bounds in the way.
 
-use crate::{Finding, Language, SourceFile, analyze};
+use crate::{Bounds, Finding, Language, SourceFile, analyze};
+
+fn never() -> bool {
+    false
+}
+
+/// Bounds that never cut: every finding kept, no deadline.
+pub(crate) const UNBOUNDED: Bounds<'static> = Bounds {
+    max_findings: usize::MAX,
+    deadline_passed: &never,
+};
 
 /// The findings of analysis type `type_id` in `content`, read as `language` from `path`.
 pub(crate) fn run_at(type_id: &str, language: Language, path: &str, content: &str) -> Vec<Finding> {
@@ -9,7 +19,9 @@ pub(crate) fn run_at(type_id: &str, language: Language, path: &str, content: &st
         content,
         language,
     };
-    analyze(&[file], &[type_id.to_owned()], &[]).expect("a built-in type id")
+    analyze(&[file], &[type_id.to_owned()], &[], &UNBOUNDED)
+        .expect("a built-in type id")
+        .findings
 }
 
 /// The lines `type_id` reports in `content`, from a non-test path.

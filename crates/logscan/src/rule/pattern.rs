@@ -4,6 +4,8 @@
 //! compiling stops at [`REGEX_SIZE_LIMIT`] (`(a{1000}){1000}` is refused in milliseconds).
 //! Repetitions nested in a large counted repetition (`((a|b)*){500}`) are refused as well:
 //! they compile small enough but multiply the work of every search, and no log rule needs one.
+//! So is a pattern that can match the empty string: a rule reports one leftmost match per
+//! line, and an empty one would hide the match a line has.
 
 use regex::{Regex, RegexBuilder};
 
@@ -40,7 +42,18 @@ pub(super) fn compile(pattern: &str) -> Result<Regex, RuleError> {
     if has_large_nested_repetition(pattern) {
         return Err(RuleError::PatternTooComplex);
     }
+    if can_match_empty(pattern) {
+        return Err(RuleError::PatternMatchesEmpty);
+    }
     Ok(regex)
+}
+
+/// Whether the shortest match of `pattern` is empty, as the regex crate's own parser reads it
+/// (with its default flags, as the compiled pattern has). Reads a pattern that already compiled.
+fn can_match_empty(pattern: &str) -> bool {
+    regex_syntax::Parser::new()
+        .parse(pattern)
+        .is_ok_and(|hir| hir.properties().minimum_len() == Some(0))
 }
 
 /// The one line of the regex crate's multi-line explanation that says what is wrong.

@@ -3,7 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::RuleSpec;
+use super::{MAX_MESSAGE_CHARS, MAX_RULE_LINE_BYTES, RuleSpec};
+use crate::checks::testing::UNBOUNDED;
 use crate::{Language, RuleError, Severity, SourceFile, analyze};
 
 fn valid() -> RuleSpec {
@@ -192,7 +193,7 @@ fn deserializes_from_camel_case_json() {
 }
 
 #[test]
-fn matches_every_line_in_its_languages_with_char_columns() {
+fn matches_each_line_once_in_its_languages_with_char_columns() {
     let rule = RuleSpec {
         pattern: Some("sleep".into()),
         languages: Some(vec!["java".into()]),
@@ -209,9 +210,15 @@ fn matches_every_line_in_its_languages_with_char_columns() {
         content: "sleep",
         language: Language::Go,
     };
-    let findings = analyze(&[java, go], &["custom".into()], &[rule]).expect("custom is known");
+    let findings = analyze(&[java, go], &["custom".into()], &[rule], &UNBOUNDED)
+        .expect("custom is known")
+        .findings;
     let places: Vec<(u32, u32)> = findings.iter().map(|f| (f.line, f.column)).collect();
-    assert_eq!(places, [(1, 3), (1, 13), (3, 1)]);
+    assert_eq!(
+        places,
+        [(1, 3), (3, 1)],
+        "one finding per line: the leftmost match"
+    );
     assert_eq!(findings[0].rule_id, "no-todo");
     assert_eq!(findings[0].analysis_type, "custom");
     assert_eq!(findings[0].severity, Severity::Warning);
@@ -220,18 +227,61 @@ fn matches_every_line_in_its_languages_with_char_columns() {
 }
 
 #[test]
-fn empty_matches_are_not_findings() {
+fn patterns_that_can_match_nothing_are_refused() {
+    for pattern in ["x*", "a|", "(?:TODO)?", "\\b", "^", "(?m)$"] {
+        assert_refused(
+            RuleSpec {
+                pattern: Some(pattern.into()),
+                ..valid()
+            },
+            "rule.pattern can match an empty string",
+        );
+    }
+    for pattern in ["x+", "\\bTODO\\b", "^\\s*print", "a*z|a"] {
+        let spec = RuleSpec {
+            pattern: Some(pattern.into()),
+            ..valid()
+        };
+        assert!(spec.validate().is_ok(), "{pattern}");
+    }
+}
+
+#[test]
+fn a_long_line_is_searched_in_its_first_bytes_once() {
     let rule = RuleSpec {
-        pattern: Some("x*".into()),
+        pattern: Some("a*z|é".into()),
         ..valid()
     }
     .validate()
     .expect("valid");
+    // `é` is two bytes: the line's first 16 KiB end inside one, which is left out.
+    let line = format!(
+        "{}{}",
+        "a".repeat(MAX_RULE_LINE_BYTES - 1),
+        "é".repeat(10_000)
+    );
+    let content = format!("{line}\né\n{}é\n", "a".repeat(MAX_RULE_LINE_BYTES));
     let file = SourceFile {
         path: "a.rs",
-        content: "ab\nxx",
+        content: &content,
         language: Language::Rust,
     };
-    let findings = analyze(&[file], &["custom".into()], &[rule]).expect("custom is known");
-    assert_eq!(findings.len(), 1);
+    let findings = analyze(&[file], &["custom".into()], &[rule], &UNBOUNDED)
+        .expect("custom is known")
+        .findings;
+    let places: Vec<(u32, u32)> = findings.iter().map(|f| (f.line, f.column)).collect();
+    assert_eq!(places, [(2, 1)], "nothing past the searched bytes");
+}
+
+#[test]
+fn a_message_is_bounded() {
+    let with = |length: usize| RuleSpec {
+        message: Some("m".repeat(length)),
+        ..valid()
+    };
+    assert!(with(MAX_MESSAGE_CHARS).validate().is_ok());
+    assert_refused(
+        with(MAX_MESSAGE_CHARS + 1),
+        "rule.message is longer than 500 characters",
+    );
 }

@@ -2,6 +2,7 @@
 //! sentences a locally assembled answer gives.
 
 use crate::chat::blocks::MAX_ANALYZED_BLOCKS;
+use platform::bounds::{Cut, Truncation};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -45,8 +46,10 @@ pub enum Analysis {
         blocks: usize,
         /// Blocks sent for analysis.
         analyzed: usize,
-        /// What the analyzer found.
+        /// What the analyzer found: the first ones, when a bound cut the answer.
         findings: Vec<Finding>,
+        /// Present when a bound (the analyzer's, the backend's or the turn's) cut the findings.
+        truncation: Option<Truncation>,
     },
     /// The user's own EXPENSIVE budget at the backend is spent.
     RateLimited {
@@ -74,12 +77,21 @@ impl Analysis {
                 blocks,
                 analyzed,
                 findings,
-            } => json!({
-                "status": "done",
-                "blocks": blocks,
-                "analyzedBlocks": analyzed,
-                "findings": findings,
-            }),
+                truncation,
+            } => {
+                let mut done = json!({
+                    "status": "done",
+                    "blocks": blocks,
+                    "analyzedBlocks": analyzed,
+                    "findings": findings,
+                });
+                if let (Some(object), Ok(Value::Object(marker))) =
+                    (done.as_object_mut(), serde_json::to_value(truncation))
+                {
+                    object.extend(marker);
+                }
+                done
+            }
             Self::RateLimited { retry_after_secs } => json!({
                 "status": "rate_limited",
                 "retryAfter": retry_after_secs,
@@ -110,7 +122,8 @@ impl Analysis {
                 blocks,
                 analyzed,
                 findings,
-            } => done_sentence(*blocks, *analyzed, findings),
+                truncation,
+            } => done_sentence(*blocks, *analyzed, findings, *truncation),
             Self::RateLimited { retry_after_secs } => format!(
                 "Your analysis budget is spent; code can be analyzed again in \
                  {retry_after_secs} second(s)."
@@ -126,20 +139,37 @@ impl Analysis {
     }
 }
 
-fn done_sentence(blocks: usize, analyzed: usize, findings: &[Finding]) -> String {
-    let mut text = if findings.is_empty() {
-        format!("The analyzer found no problems in {analyzed} code block(s).")
-    } else {
-        let mut text = format!(
+fn done_sentence(
+    blocks: usize,
+    analyzed: usize,
+    findings: &[Finding],
+    truncation: Option<Truncation>,
+) -> String {
+    let mut text = match truncation {
+        None if findings.is_empty() => {
+            format!("The analyzer found no problems in {analyzed} code block(s).")
+        }
+        None => format!(
             "The analyzer found {} problem(s) in {analyzed} code block(s):",
             findings.len()
-        );
-        for finding in findings {
-            text.push_str("\n- ");
-            text.push_str(&describe(finding));
-        }
-        text
+        ),
+        Some(Truncation {
+            reason: Cut::Deadline,
+            ..
+        }) if findings.is_empty() => format!(
+            "The analyzer stopped at its deadline before it found a problem in {analyzed} \
+             code block(s)."
+        ),
+        Some(cut) => format!(
+            "The analyzer found {} in {analyzed} code block(s); the first {} are listed:",
+            found_words(cut),
+            findings.len()
+        ),
     };
+    for finding in findings {
+        text.push_str("\n- ");
+        text.push_str(&describe(finding));
+    }
     if blocks > analyzed {
         let left = blocks - analyzed;
         text.push_str(&format!(
@@ -148,6 +178,14 @@ fn done_sentence(blocks: usize, analyzed: usize, findings: &[Finding]) -> String
         ));
     }
     text
+}
+
+/// How many problems a cut answer found: a floor when the analysis stopped at its deadline.
+pub fn found_words(cut: Truncation) -> String {
+    match cut.reason {
+        Cut::Deadline => format!("at least {} problem(s) before its deadline", cut.found),
+        Cut::MaxFindings | Cut::MaxAnswerBytes => format!("{} problem(s)", cut.found),
+    }
 }
 
 /// `block-1.py:2:5 error sensitive-data: message Fix: …`

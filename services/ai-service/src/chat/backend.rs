@@ -5,10 +5,16 @@
 //! One call per turn carries every analyzable block (`POST /api/v1/analyzer`), bounded by
 //! `BACKEND_TIMEOUT_MS`. Whatever goes wrong becomes an [`Analysis`] the answer explains,
 //! a log line and a metric: never an error for the chat caller.
+//!
+//! The answer is read up to 4 MiB (a longer one is a failure, not a buffer), and a turn shows
+//! at most [`MAX_FINDINGS_SHOWN`] findings in [`MAX_FINDINGS_SHOWN_BYTES`]: they go into the
+//! answer, its text and the language model's prompt. The backend's `truncated` marker is kept,
+//! or set here when this bound cut first.
 
 use crate::chat::analysis::{Analysis, Finding};
 use crate::chat::blocks::{CodeBlock, MAX_ANALYZED_BLOCKS, extension};
 use crate::metrics::{Dependency, ServiceMetrics};
+use platform::bounds::{BodyError, MAX_ANALYSIS_ANSWER_BYTES, Summary, keep_within, read_body};
 use reqwest::StatusCode;
 use reqwest::header::RETRY_AFTER;
 use serde::Deserialize;
@@ -19,6 +25,10 @@ use std::time::Duration;
 pub const ANALYZER_PATH: &str = "/api/v1/analyzer";
 /// The wait assumed when a 429 names none (the backend always does).
 const DEFAULT_RETRY_AFTER_SECS: u64 = 60;
+/// The most findings one turn shows.
+pub const MAX_FINDINGS_SHOWN: usize = 50;
+/// The most bytes those findings take.
+pub const MAX_FINDINGS_SHOWN_BYTES: usize = 64 * 1024;
 
 /// A client of the backend's analysis endpoint.
 #[derive(Clone, Debug)]
@@ -31,6 +41,7 @@ pub struct BackendClient {
 #[derive(Deserialize)]
 struct Findings {
     findings: Vec<Finding>,
+    summary: Summary,
 }
 
 #[derive(Deserialize)]
@@ -89,11 +100,19 @@ impl BackendClient {
             .await
             .unwrap_or_else(|_elapsed| Err(("timeout", "no answer in time".to_owned())));
         match outcome {
-            Ok(Ok(findings)) => Analysis::Done {
-                blocks: blocks.len(),
-                analyzed,
-                findings,
-            },
+            Ok(Ok(Findings {
+                mut findings,
+                mut summary,
+            })) => {
+                let shown = (MAX_FINDINGS_SHOWN, MAX_FINDINGS_SHOWN_BYTES);
+                keep_within(&mut findings, &mut summary, shown.0, shown.1);
+                Analysis::Done {
+                    blocks: blocks.len(),
+                    analyzed,
+                    findings,
+                    truncation: summary.truncation,
+                }
+            }
             Ok(Err(analysis)) => analysis,
             Err((reason, detail)) => {
                 log_failure(reason, &detail);
@@ -112,7 +131,7 @@ impl BackendClient {
         &self,
         bearer: &str,
         body: serde_json::Value,
-    ) -> Result<Result<Vec<Finding>, Analysis>, Failure> {
+    ) -> Result<Result<Findings, Analysis>, Failure> {
         let response = self
             .http
             .post(&self.endpoint)
@@ -127,10 +146,14 @@ impl BackendClient {
             .get(RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.trim().parse::<u64>().ok());
-        let bytes = response.bytes().await.map_err(|error| transport(&error))?;
+        let bytes = match read_body(response, MAX_ANALYSIS_ANSWER_BYTES).await {
+            Ok(bytes) => bytes,
+            Err(BodyError::Transport(error)) => return Err(transport(&error)),
+            Err(too_large) => return Err(("bad_response", too_large.to_string())),
+        };
         match status {
             StatusCode::OK => serde_json::from_slice::<Findings>(&bytes)
-                .map(|reply| Ok(reply.findings))
+                .map(Ok)
                 .map_err(|error| ("bad_response", error.to_string())),
             StatusCode::TOO_MANY_REQUESTS => Err((
                 "rate_limited",

@@ -1,7 +1,7 @@
 //! The chat request body, its limits, and what is sent to the language model: the user's
 //! turn with the analyzer's findings beside it.
 
-use crate::chat::analysis::{Analysis, describe};
+use crate::chat::analysis::{Analysis, describe, found_words};
 use crate::errors::ApiError;
 use llm::{ChatMessage, ChatRequest};
 use serde::Deserialize;
@@ -111,11 +111,22 @@ fn context(analysis: &Analysis) -> Option<String> {
             "The analyzer found no problems in the code blocks of the user's next message."
                 .to_owned(),
         ),
-        Analysis::Done { findings, .. } => {
+        Analysis::Done {
+            findings,
+            truncation,
+            ..
+        } => {
             let lines: Vec<String> = findings.iter().map(describe).collect();
+            let cut = truncation.map_or_else(String::new, |cut| {
+                format!(
+                    "\nThe analyzer found {} in all; only these {} are listed.",
+                    found_words(cut),
+                    findings.len()
+                )
+            });
             Some(format!(
                 "Analyzer findings for the code blocks of the user's next message (block-N is \
-                 the N-th analyzed block; path:line:column severity rule: message):\n{}",
+                 the N-th analyzed block; path:line:column severity rule: message):\n{}{cut}",
                 lines.join("\n")
             ))
         }

@@ -5,6 +5,7 @@
 mod auth;
 mod chat;
 mod chat_backend;
+mod chat_bounds;
 mod chat_llm;
 mod helpers;
 mod limits;

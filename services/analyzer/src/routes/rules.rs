@@ -1,6 +1,7 @@
 //! `/rules`: validate, create, list, read, replace and delete custom rules.
 
 use crate::errors::ApiError;
+use crate::rules_store::{MAX_STORED_RULES, Refusal};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use logscan::RuleSpec;
@@ -39,13 +40,14 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let rule = spec.validate()?;
     let body = rule.spec().clone();
-    if !state.rules.insert(rule) {
-        return Err(ApiError::Conflict(format!(
+    match state.rules.insert(rule) {
+        Ok(()) => Ok(HttpResponse::Created().json(body)),
+        Err(Refusal::Taken) => Err(ApiError::Conflict(format!(
             "rule '{}' already exists",
             body.rule_id.unwrap_or_default()
-        )));
+        ))),
+        Err(Refusal::Full) => Err(store_full()),
     }
-    Ok(HttpResponse::Created().json(body))
 }
 
 /// `PUT /rules/{id}`: create or replace; the body's `ruleId`, if any, must be the path's.
@@ -66,7 +68,7 @@ pub async fn put(
     }
     let rule = spec.validate()?;
     let body = rule.spec().clone();
-    let replaced = state.rules.put(rule);
+    let replaced = state.rules.put(rule).map_err(|_| store_full())?;
     Ok(if replaced {
         HttpResponse::Ok()
     } else {
@@ -84,6 +86,12 @@ pub async fn delete(
         return Err(not_found(&id));
     }
     Ok(HttpResponse::NoContent().finish())
+}
+
+fn store_full() -> ApiError {
+    ApiError::Conflict(format!(
+        "at most {MAX_STORED_RULES} rules can be stored; delete one first"
+    ))
 }
 
 fn not_found(id: &str) -> ApiError {

@@ -1,11 +1,13 @@
 //! The analyzer over HTTP: one test binary, the real app on port 0 per test.
 
 mod admission;
+mod bounds;
 mod corpus;
 mod explain;
 mod gate;
 mod helpers;
 mod limits;
+mod rule_work;
 mod rules;
 mod spellings;
 mod stop;

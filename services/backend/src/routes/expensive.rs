@@ -9,6 +9,12 @@
 //!   analyzer's verdict on a custom rule (200 as it wrote it, or its 400 in the api envelope).
 //!
 //! How an analyzer failure reaches the caller is [`AnalyzerFailure`]'s job.
+//!
+//! Every answer is bounded whatever the analyzer's own settings: the analyzer client reads at
+//! most 4 MiB of it, the findings relayed are the first [`MAX_RELAYED_FINDINGS`] taking at
+//! most [`MAX_RELAYED_BYTES`], and an answer a bound cut (here or in the analyzer) carries the
+//! `truncated` marker with its `reason` and how many were `found`: in its `summary`, or beside
+//! its counts where it has none (`codeFixes`, the gatekeeper).
 
 mod failure;
 
@@ -20,9 +26,15 @@ use crate::scans::analyzer_client::{AnalyzeBatch, AnalyzeFile, AnalyzeReply, Fin
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
+use platform::bounds::{Summary, keep_within};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
+
+/// The most findings one relayed answer carries.
+pub const MAX_RELAYED_FINDINGS: usize = 1000;
+/// The most bytes the findings of one relayed answer take.
+pub const MAX_RELAYED_BYTES: usize = 2 * 1024 * 1024;
 
 /// The path a snippet is analyzed under when the caller names none.
 const SNIPPET_PATH: &str = "snippet";
@@ -91,7 +103,7 @@ struct RuleBody {
     languages: Option<Vec<String>>,
 }
 
-/// One analyzer call for `files`.
+/// One analyzer call for `files`, its findings within the relay's bounds.
 pub(super) async fn analyze_files(
     state: &AppState,
     files: Vec<FileBody>,
@@ -101,14 +113,28 @@ pub(super) async fn analyze_files(
         files: files.into_iter().map(AnalyzeFile::from).collect(),
         analysis_types,
     };
-    Ok(state.scans.analyzer.analyze(&batch).await?)
+    let mut reply = state.scans.analyzer.analyze(&batch).await?;
+    keep_within(
+        &mut reply.findings,
+        &mut reply.summary,
+        MAX_RELAYED_FINDINGS,
+        MAX_RELAYED_BYTES,
+    );
+    Ok(reply)
+}
+
+/// `body` with the `truncated` marker of `summary` beside its own fields, when there is one.
+pub(super) fn with_marker(mut body: Map<String, Value>, summary: &Summary) -> Value {
+    if let Some(marker) = summary.truncation
+        && let Ok(Value::Object(fields)) = serde_json::to_value(marker)
+    {
+        body.extend(fields);
+    }
+    Value::Object(body)
 }
 
 fn findings_body(reply: &AnalyzeReply) -> Value {
-    json!({
-        "findings": reply.findings,
-        "summary": { "files": reply.summary.files, "findings": reply.summary.findings },
-    })
+    json!({ "findings": reply.findings, "summary": reply.summary })
 }
 
 async fn analyze(
@@ -149,6 +175,7 @@ async fn code_fixes(
     body: web::Json<FilesBody>,
 ) -> Result<HttpResponse, AnalyzerFailure> {
     let reply = analyze_files(&state, body.into_inner().files, Vec::new()).await?;
+    let summary = reply.summary;
     let mut by_path: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
     for finding in reply.findings.into_iter().filter(|f| f.fix.is_some()) {
         by_path
@@ -160,7 +187,8 @@ async fn code_fixes(
         .into_iter()
         .map(|(path, fixes)| json!({ "path": path, "fixes": fixes }))
         .collect();
-    Ok(HttpResponse::Ok().json(json!({ "files": files })))
+    let body = Map::from_iter([("files".to_owned(), Value::Array(files))]);
+    Ok(HttpResponse::Ok().json(with_marker(body, &summary)))
 }
 
 async fn generator(

@@ -5,15 +5,19 @@
 //! `ci` group on the same key). An unknown key is 401 before the analyzer is asked. A finding
 //! blocks when its severity is at least `failOn` (default `error`); the check passes when
 //! none blocks. A 429 here is a red build, which is why the `ci` budget is its own.
+//!
+//! `findings` counts every finding found; `blocking` counts those among the findings the
+//! (bounded) answer kept. An answer a bound cut never passes — a finding it did not keep may
+//! block — and carries the `truncated` marker (`reason`, `found`) beside the counts.
 
-use super::expensive::{AnalyzerFailure, FileBody, analyze_files};
+use super::expensive::{AnalyzerFailure, FileBody, analyze_files, with_marker};
 use crate::errors::ApiError;
 use crate::limits::keys::ci_key;
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Map, json};
 
 /// Mounts the route.
 pub fn config(cfg: &mut web::ServiceConfig) {
@@ -72,9 +76,14 @@ async fn check(
         .iter()
         .filter(|finding| fail_on.blocks(&finding.severity))
         .count();
-    Ok(HttpResponse::Ok().json(json!({
-        "passed": blocking == 0,
-        "findings": reply.findings.len(),
-        "blocking": blocking,
-    })))
+    let summary = reply.summary;
+    let verdict = Map::from_iter([
+        (
+            "passed".to_owned(),
+            json!(blocking == 0 && !summary.is_truncated()),
+        ),
+        ("findings".to_owned(), json!(summary.found())),
+        ("blocking".to_owned(), json!(blocking)),
+    ]);
+    Ok(HttpResponse::Ok().json(with_marker(verdict, &summary)))
 }

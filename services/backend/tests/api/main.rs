@@ -6,6 +6,7 @@ mod auth_magic;
 mod auth_support;
 mod bodies;
 mod expensive;
+mod expensive_bounds;
 mod failures;
 mod filters;
 mod helpers;

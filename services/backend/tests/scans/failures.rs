@@ -28,7 +28,11 @@ impl Analyze for BreaksTheStore {
         let files = u64::try_from(batch.files.len()).expect("a small batch");
         Ok(AnalyzeReply {
             findings: Vec::new(),
-            summary: AnalyzeSummary { files, findings: 0 },
+            summary: AnalyzeSummary {
+                files,
+                findings: 0,
+                truncation: None,
+            },
         })
     }
 }

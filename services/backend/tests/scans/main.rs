@@ -4,6 +4,7 @@
 //! frame; the run hub's replay, close and persistence; a panic ending a run; the per-workspace
 //! run index and the leases that end a run whose runner died.
 
+mod bounds;
 mod client;
 mod failures;
 mod hub;

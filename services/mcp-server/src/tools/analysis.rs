@@ -1,9 +1,27 @@
 //! The analyzer's tools: its analysis types, an analysis of one snippet, a rule check.
+//!
+//! A snippet's findings are bounded again here, for an agent's context rather than a
+//! relay's memory: at most [`MAX_TOOL_FINDINGS`] in [`MAX_TOOL_FINDINGS_BYTES`] (the result
+//! carries them twice, as structured content and as its text), with the analyzer's
+//! `truncated` marker kept, or set here when this bound cut first.
 
 use super::{ToolResult, arguments, refusal_text, success_body};
 use crate::state::AppState;
+use platform::bounds::{Summary, keep_within};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+
+/// The most findings one `analyze_snippet` result carries.
+pub const MAX_TOOL_FINDINGS: usize = 500;
+/// The most bytes those findings take (once; the text block repeats them).
+pub const MAX_TOOL_FINDINGS_BYTES: usize = 1024 * 1024;
+
+/// The analyzer's answer to `POST /analyze`.
+#[derive(Debug, Deserialize, Serialize)]
+struct Findings {
+    findings: Vec<Value>,
+    summary: Summary,
+}
 
 /// `list_analysis_types` takes nothing.
 #[derive(Debug, Deserialize)]
@@ -70,7 +88,20 @@ pub async fn analyze(state: &AppState, given: Map<String, Value>) -> ToolResult 
         object.insert("analysisTypes".to_owned(), json!(snippet.analysis_types));
     }
     let answer = state.upstream.analyzer_post("/analyze", &body).await;
-    success_body(answer).map_or_else(|failure| failure, ToolResult::ok)
+    match success_body(answer).map(serde_json::from_value::<Findings>) {
+        Ok(Ok(mut answer)) => {
+            let (findings, summary) = (&mut answer.findings, &mut answer.summary);
+            keep_within(
+                findings,
+                summary,
+                MAX_TOOL_FINDINGS,
+                MAX_TOOL_FINDINGS_BYTES,
+            );
+            ToolResult::ok(json!(answer))
+        }
+        Ok(Err(_)) => ToolResult::error("the analyzer's answer is not in the shape it documents"),
+        Err(failure) => failure,
+    }
 }
 
 /// `POST /rules/validate`: a rule the analyzer refuses is a verdict, not a failure.

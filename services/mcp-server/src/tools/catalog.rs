@@ -28,7 +28,9 @@ pub fn tools() -> Vec<Value> {
             "Static analysis of logging code in one snippet or file: secrets or personal data \
              in log calls, print debugging, log calls without context, caught errors logged at \
              a low level. Returns findings (ruleId, severity, line, column, message, fix) and a \
-             summary. Give language, or a path whose extension names it.",
+             summary: at most 500 findings, the first by line; when more were found the \
+             summary says truncated, the reason and how many were found. Give language, or a \
+             path whose extension names it.",
             json!({
                 "code": { "type": "string", "description": "The source to analyze." },
                 "language": {

@@ -18,6 +18,7 @@ pub mod projects;
 use crate::identity::Caller;
 use crate::state::AppState;
 use crate::upstream::{Reply, Unreachable};
+use platform::bounds::BodyError;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -93,10 +94,17 @@ pub fn arguments<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T
 pub fn success_body(answer: Result<Reply, Unreachable>) -> Result<Value, ToolResult> {
     let reply = answer.map_err(|unreachable| {
         log_unreachable(&unreachable);
-        ToolResult::error(format!(
-            "the {} did not answer; try again in a little while",
-            unreachable.service
-        ))
+        ToolResult::error(match unreachable.cause {
+            BodyError::TooLarge { limit } => format!(
+                "the {}'s answer is larger than {limit} bytes; ask for less (a smaller snippet, \
+                 fewer analysis types)",
+                unreachable.service
+            ),
+            BodyError::Transport(_) => format!(
+                "the {} did not answer; try again in a little while",
+                unreachable.service
+            ),
+        })
     })?;
     if reply.status == 200 {
         return Ok(reply.body);

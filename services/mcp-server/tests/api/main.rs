@@ -11,4 +11,5 @@ mod modern;
 mod python_sdk;
 mod skills_installer;
 mod spellings;
+mod tool_bounds;
 mod tools;

@@ -4,7 +4,8 @@
 //! - a 4xx is the caller's own request (`unknown_language`, `payload_too_large`, …): 400 with
 //!   the analyzer's status and error code in the message; never retried;
 //! - a 401 or 403 means the backend's `ANALYZER_TOKEN` is wrong, which no caller can fix: 502,
-//!   like an analyzer that does not answer (`analyzer unavailable`), and logged;
+//!   like an analyzer that does not answer in time or answers more than the backend reads
+//!   (`analyzer unavailable`), and logged;
 //! - a 429 the client would not wait out: 503 with the analyzer's wait as `Retry-After`.
 
 use crate::errors::{ApiError, Envelope};
@@ -53,7 +54,9 @@ impl From<AnalyzerError> for AnalyzerFailure {
             AnalyzerError::Rejected { .. } => {
                 api(StatusCode::BAD_REQUEST, failure.to_string()).into()
             }
-            AnalyzerError::Unavailable { .. } | AnalyzerError::BadResponse => unavailable().into(),
+            AnalyzerError::Unavailable { .. }
+            | AnalyzerError::BadResponse
+            | AnalyzerError::TimedOut { .. } => unavailable().into(),
             AnalyzerError::RateLimited { retry_after } => Self {
                 error: api(StatusCode::SERVICE_UNAVAILABLE, "analyzer rate limited"),
                 retry_after: Some(retry_after.unwrap_or(DEFAULT_RETRY_AFTER)),

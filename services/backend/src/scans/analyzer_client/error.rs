@@ -35,9 +35,16 @@ pub enum AnalyzerError {
         /// The wait the analyzer asked for, when it named one.
         retry_after: Option<Duration>,
     },
-    /// A 2xx whose body is not what the contract says.
+    /// A 2xx whose body is not what the contract says, or any answer longer than
+    /// [`super::MAX_ANALYSIS_ANSWER_BYTES`].
     #[error("analyzer sent an unreadable response")]
     BadResponse,
+    /// The call's deadline passed before an attempt stood.
+    #[error("analyzer gave no answer within {} ms", .after.as_millis())]
+    TimedOut {
+        /// The deadline.
+        after: Duration,
+    },
 }
 
 impl AnalyzerError {

@@ -6,6 +6,10 @@
 //! connection errors, timeouts and 5xx are retried with exponential backoff; a 429 is retried
 //! after its `Retry-After` when that wait is short enough; **no other 4xx is ever retried** — a
 //! client's own bad body cannot succeed twice.
+//!
+//! Every call is bounded: an answer is read up to [`MAX_ANALYSIS_ANSWER_BYTES`] and a larger
+//! one is refused as unreadable without being buffered; one logical call, every attempt and
+//! wait included, ends at [`RetryPolicy::deadline`].
 
 mod error;
 mod retry;
@@ -14,6 +18,7 @@ mod wire;
 pub use error::AnalyzerError;
 pub use wire::{AnalyzeBatch, AnalyzeFile, AnalyzeReply, AnalyzeSummary, Finding};
 
+pub use platform::bounds::MAX_ANALYSIS_ANSWER_BYTES;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use std::time::Duration;
@@ -34,6 +39,8 @@ pub struct RetryPolicy {
     pub max_retry_after: Duration,
     /// One attempt (connect, send, read the whole answer) is abandoned after this.
     pub attempt_timeout: Duration,
+    /// The whole call, every attempt and wait included, is abandoned after this.
+    pub deadline: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -44,6 +51,7 @@ impl Default for RetryPolicy {
             max_backoff: Duration::from_secs(2),
             max_retry_after: Duration::from_secs(10),
             attempt_timeout: Duration::from_secs(30),
+            deadline: Duration::from_secs(30),
         }
     }
 }
@@ -123,7 +131,7 @@ impl AnalyzerClient {
         body: Option<&B>,
     ) -> Result<(StatusCode, Value), AnalyzerError> {
         let url = format!("{}{path}", self.base_url);
-        retry::run(&self.policy, || {
+        let attempts = retry::run(&self.policy, || {
             let mut request = self
                 .http
                 .request(method.clone(), &url)
@@ -133,8 +141,12 @@ impl AnalyzerClient {
                 request = request.json(body);
             }
             request
-        })
-        .await
+        });
+        tokio::time::timeout(self.policy.deadline, attempts)
+            .await
+            .unwrap_or(Err(AnalyzerError::TimedOut {
+                after: self.policy.deadline,
+            }))
     }
 }
 

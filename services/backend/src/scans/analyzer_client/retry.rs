@@ -4,9 +4,11 @@
 //! Retried: connection errors, timeouts, a body cut off mid-read, and 5xx, after
 //! `base_backoff × 2^(n-1)` (capped at `max_backoff`, plus up to 10% jitter so scans that
 //! failed together do not return together); a 429 after its own `Retry-After` when that is at
-//! most `max_retry_after`. Everything else is final after one attempt — above all a 4xx.
+//! most `max_retry_after`. Everything else is final after one attempt — above all a 4xx, and
+//! an answer longer than the read bound (the same request would get it again).
 
-use super::{AnalyzerError, RetryPolicy};
+use super::{AnalyzerError, MAX_ANALYSIS_ANSWER_BYTES, RetryPolicy};
+use platform::bounds::{BodyError, read_body};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{RequestBuilder, StatusCode};
 use serde_json::Value;
@@ -23,6 +25,8 @@ enum Verdict {
     },
     /// A 429 with no usable `Retry-After`, or one longer than the policy waits.
     RateLimited(Option<Duration>),
+    /// An answer longer than the read bound.
+    TooLarge,
 }
 
 /// Runs attempts built by `build` until one stands or the policy gives up. A 2xx body must be
@@ -38,6 +42,13 @@ pub(super) async fn run(
             Verdict::Answer(status, body) => return decode(status, &body),
             Verdict::RateLimited(retry_after) => {
                 return Err(AnalyzerError::RateLimited { retry_after });
+            }
+            Verdict::TooLarge => {
+                tracing::warn!(
+                    limit = MAX_ANALYSIS_ANSWER_BYTES,
+                    "analyzer answer over the read bound; not read further"
+                );
+                return Err(AnalyzerError::BadResponse);
             }
             Verdict::Retry { retry_after, .. } if attempt >= attempts => {
                 return Err(match retry_after {
@@ -79,9 +90,10 @@ async fn once(request: RequestBuilder, policy: &RetryPolicy) -> Verdict {
             cause: status.as_u16().to_string(),
         };
     }
-    match response.bytes().await {
-        Ok(body) => Verdict::Answer(status, body.to_vec()),
-        Err(error) => transport_failure(&error),
+    match read_body(response, MAX_ANALYSIS_ANSWER_BYTES).await {
+        Ok(body) => Verdict::Answer(status, body.into()),
+        Err(BodyError::TooLarge { .. }) => Verdict::TooLarge,
+        Err(BodyError::Transport(error)) => transport_failure(&error),
     }
 }
 

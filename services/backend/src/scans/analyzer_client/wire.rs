@@ -1,6 +1,11 @@
-//! The bodies of `POST /analyze` (docs/analyzer.md), as the analyzer spells them.
+//! The bodies of `POST /analyze` (docs/analyzer.md), as the analyzer spells them. Its summary
+//! is the estate's one shape for the counts of an answer with findings, `truncated` marker
+//! included ([`platform::bounds::Summary`]).
 
 use serde::{Deserialize, Serialize};
+
+/// The counts in a reply, and whether a bound cut it.
+pub type AnalyzeSummary = platform::bounds::Summary;
 
 /// One `POST /analyze` request.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -55,13 +60,4 @@ pub struct Finding {
     /// How to fix it, when the analyzer knows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
-}
-
-/// The counts in a reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-pub struct AnalyzeSummary {
-    /// Files analyzed.
-    pub files: u64,
-    /// Findings reported.
-    pub findings: u64,
 }

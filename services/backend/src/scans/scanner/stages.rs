@@ -1,10 +1,14 @@
 //! The stages of a scan, in order: `validate` (the files are there and complete), `analyze`
 //! (batches to the analyzer), `store` (the findings count onto the run). Each returns a
 //! [`Failure`] naming its stage instead of writing a terminal frame itself.
+//!
+//! A batch's count is every finding the analyzer found, kept in its answer or not; a batch the
+//! analyzer stopped at its deadline found at least that many, and the `store` frame says so.
 
 use super::{Analyze, FileInput, Scanner};
 use crate::scans::analyzer_client::{AnalyzeBatch, AnalyzeFile, AnalyzerError};
 use crate::scans::runs::{Run, frames};
+use platform::bounds::Cut;
 
 /// Why a stage gave up: becomes `ERROR: <stage>: <reason>`.
 pub(super) struct Failure {
@@ -26,8 +30,15 @@ impl<C: Analyze> Scanner<C> {
             .emit(run, frames::progress("validate", &detail))
             .await;
         let files = validate(files).map_err(|reason| Failure::new("validate", reason))?;
-        let findings = self.analyze(run, &files).await?;
-        let detail = format!("{findings} findings");
+        let (findings, cut_short) = self.analyze(run, &files).await?;
+        let detail = if cut_short == 0 {
+            format!("{findings} findings")
+        } else {
+            format!(
+                "at least {findings} findings ({cut_short} batch(es) stopped at the \
+                 analyzer's deadline)"
+            )
+        };
         self.hub.emit(run, frames::progress("store", &detail)).await;
         run.findings = findings;
         self.runs
@@ -36,10 +47,11 @@ impl<C: Analyze> Scanner<C> {
             .map_err(|error| Failure::new("store", error.to_string()))
     }
 
-    /// Sends the files in batches; the findings in all of them.
-    async fn analyze(&self, run: &mut Run, files: &[AnalyzeFile]) -> Result<u64, Failure> {
+    /// Sends the files in batches; the findings found in all of them, and how many batches
+    /// the analyzer stopped at its deadline.
+    async fn analyze(&self, run: &mut Run, files: &[AnalyzeFile]) -> Result<(u64, u64), Failure> {
         let batches = files.len().div_ceil(self.batch_size);
-        let mut findings = 0;
+        let (mut findings, mut cut_short) = (0, 0);
         for (index, chunk) in files.chunks(self.batch_size).enumerate() {
             let detail = format!("batch {}/{batches} ({} files)", index + 1, chunk.len());
             self.hub
@@ -54,9 +66,11 @@ impl<C: Analyze> Scanner<C> {
                 .analyze(&batch)
                 .await
                 .map_err(|error| Failure::new("analyze", analyze_reason(&error)))?;
-            findings += reply.summary.findings;
+            findings += reply.summary.found();
+            let reason = reply.summary.truncation.map(|cut| cut.reason);
+            cut_short += u64::from(reason == Some(Cut::Deadline));
         }
-        Ok(findings)
+        Ok((findings, cut_short))
     }
 }
 
