@@ -1,6 +1,7 @@
 //! What every handler shares, cloned into each worker (cheap: `Arc`s inside).
 
 use crate::auth::attempts::LoginAttempts;
+use crate::auth::mail_jobs::MailJobs;
 use crate::auth::otp::OtpGuard;
 use crate::auth::outbox::Outbox;
 use crate::auth::tokens::SingleUseTokens;
@@ -24,7 +25,7 @@ pub struct AppState {
     pub store: Store,
     /// Metrics for `/actuator/prometheus`.
     pub registry: Arc<Registry>,
-    /// Accounts, ceilings, codes, single-use links and the outbox.
+    /// Accounts, ceilings, codes, single-use links, the outbox and the account-mail jobs.
     pub auth: AuthServices,
     /// Workspaces, members, invitations, projects, CI keys.
     pub tenancy: TenancyServices,
@@ -114,6 +115,8 @@ pub struct AuthServices {
     pub tokens: SingleUseTokens,
     /// Outgoing mail.
     pub outbox: Outbox,
+    /// Account mail left for the background (its task is started by the application).
+    pub mail_jobs: MailJobs,
 }
 
 /// How long a one-time code lives.
@@ -122,17 +125,28 @@ pub const OTP_TTL: Duration = Duration::from_secs(10 * 60);
 impl AuthServices {
     /// The services for these settings, mailing through `outbox`.
     pub fn new(config: &BackendConfig, store: &Store, outbox: Outbox) -> Self {
+        let users = Users::new(store.clone());
+        let otp = OtpGuard::new(
+            store.clone(),
+            config.jwt.otp_pepper(),
+            config.otp_max_attempts,
+            OTP_TTL,
+        );
+        let tokens = SingleUseTokens::new(store.clone());
+        let mail_jobs = MailJobs::new(
+            store,
+            users.clone(),
+            otp.clone(),
+            tokens.clone(),
+            outbox.clone(),
+        );
         Self {
-            users: Users::new(store.clone()),
+            users,
             attempts: LoginAttempts::new(store.clone(), config.login_max_attempts, config.lock),
-            otp: OtpGuard::new(
-                store.clone(),
-                config.jwt.otp_pepper(),
-                config.otp_max_attempts,
-                OTP_TTL,
-            ),
-            tokens: SingleUseTokens::new(store.clone()),
+            otp,
+            tokens,
             outbox,
+            mail_jobs,
         }
     }
 }

@@ -27,11 +27,16 @@ pub enum Space {
     RunLeases,
     /// Mail waiting for SMTP delivery, and the claims of the replicas delivering it.
     Outbox,
+    /// Account-mail jobs (codes, links, signups) the request path left for the background,
+    /// and the claims of the replicas working them.
+    MailJobs,
+    /// The name and password hash of each unverified account's latest signup.
+    Signups,
 }
 
 impl Space {
     /// Every space, in declaration order (the embedded store creates one table for each).
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 14] = [
         Self::Users,
         Self::Workspaces,
         Self::Members,
@@ -44,6 +49,8 @@ impl Space {
         Self::Tokens,
         Self::RunLeases,
         Self::Outbox,
+        Self::MailJobs,
+        Self::Signups,
     ];
 
     /// The stable name: the redb table name and the Redis key segment. Never change one, or
@@ -62,6 +69,8 @@ impl Space {
             Self::Tokens => "tokens",
             Self::RunLeases => "run_leases",
             Self::Outbox => "outbox",
+            Self::MailJobs => "mail_jobs",
+            Self::Signups => "signups",
         }
     }
 }
