@@ -5,6 +5,7 @@ mod auth_codes;
 mod auth_magic;
 mod auth_support;
 mod bodies;
+mod crash;
 mod expensive;
 mod failures;
 mod filters;

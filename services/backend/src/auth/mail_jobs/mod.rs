@@ -47,7 +47,7 @@ use worker::Worker;
 /// How long a job is kept, worked or not.
 pub const KEEP: Duration = Duration::from_secs(24 * 60 * 60);
 /// How long a replica holds a job while it works it (a few store writes and a file append).
-pub const CLAIM: Duration = Duration::from_secs(30);
+pub const CLAIM: Duration = Duration::from_secs(10);
 /// How often the task looks for due jobs without being woken.
 pub const POLL: Duration = Duration::from_secs(1);
 /// The wait after a job's first failed attempt; each later wait doubles it.
