@@ -21,7 +21,9 @@
 //! # Atomicity
 //! `insert_new`, `take` and `increment` are single atomic steps: one write transaction each
 //! in redb (which admits one writer at a time), `SET NX`, `GETDEL` and one Lua script in
-//! Redis. Across spaces or keys there are no transactions.
+//! Redis. So is `put_in_set` (a record and its key's membership in a set of the same space:
+//! one redb transaction, one `MULTI`/`EXEC`). Otherwise, across spaces or keys there are no
+//! transactions.
 //!
 //! # Sets
 //! A set is a named collection of distinct strings inside a space, kept apart from the
@@ -188,6 +190,20 @@ impl Store {
     /// Adds `member` to the set `set`; `true` when it was not there yet.
     pub async fn add_to_set(&self, space: Space, set: &str, member: &str) -> StoreResult<bool> {
         dispatch!(self, write add_to_set(space, set, member))
+    }
+
+    /// Writes `value` under `key` (as [`Store::put`]) and adds `key` to the set `set`, as one
+    /// atomic step: a reader of the set never meets a key whose record is still to come, and a
+    /// failure leaves neither.
+    pub async fn put_in_set(
+        &self,
+        space: Space,
+        set: &str,
+        key: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> StoreResult<()> {
+        dispatch!(self, write put_in_set(space, set, key, value, ttl))
     }
 
     /// Removes `member` from the set `set`; `true` when it was there.

@@ -92,37 +92,34 @@ impl Worker {
         Ok(())
     }
 
-    async fn work(&self, id: &str, mut queued: Queued) -> StoreResult<()> {
-        let now = now_ms();
-        if queued.next_attempt_ms > now {
+    async fn work(&self, id: &str, queued: Queued) -> StoreResult<()> {
+        if queued.next_attempt_ms > now_ms() {
             return Ok(());
         }
         let kind = queued.job.kind();
-        let reason = match self.resolve(&queued.job).await {
-            Ok(()) => return self.queue.finish(id).await,
+        match self.resolve(&queued.job).await {
+            Ok(()) => self.queue.finish(id).await,
             Err(Failure::Permanent(reason)) => {
                 tracing::error!(job_id = id, kind, reason, "account mail job dropped");
-                return self.queue.finish(id).await;
+                self.queue.finish(id).await
             }
-            Err(Failure::Transient(reason)) => reason,
-        };
+            Err(Failure::Transient(reason)) => self.retry_later(id, queued, &reason).await,
+        }
+    }
+
+    /// Schedules the job's next attempt, or gives it up once that would fall after its
+    /// [`KEEP`].
+    async fn retry_later(&self, id: &str, mut queued: Queued, reason: &str) -> StoreResult<()> {
+        let now = now_ms();
         queued.attempts += 1;
         let wait = backoff(FIRST_RETRY, MAX_RETRY_WAIT, queued.attempts);
         queued.next_attempt_ms = now.saturating_add(millis(wait));
         let keep_until = queued.queued_at_ms.saturating_add(millis(KEEP));
         if keep_until <= queued.next_attempt_ms {
-            tracing::error!(job_id = id, kind, reason, "account mail job given up");
+            log_given_up(id, &queued, reason);
             return self.queue.finish(id).await;
         }
-        let attempts = queued.attempts;
-        tracing::warn!(
-            job_id = id,
-            kind,
-            attempts,
-            reason,
-            ?wait,
-            "account mail job will retry"
-        );
+        log_retry(id, &queued, reason, wait);
         let left = Duration::from_millis(keep_until - now);
         self.queue.replace(id, &queued, left).await
     }
@@ -175,7 +172,7 @@ impl Worker {
     /// A fresh code for an unverified account, bound to its latest signup.
     async fn resend(&self, email: &str) -> Result<(), Failure> {
         let user = self.users.find_by_email(email).await?;
-        if !user.is_some_and(|user| !user.verified) {
+        if user.is_none_or(|user| user.verified) {
             return Ok(());
         }
         let latest = self.signups.latest(email).await?;
@@ -191,4 +188,27 @@ impl Worker {
     async fn send(&self, mail: Mail) -> Result<(), Failure> {
         Ok(self.outbox.send(mail).await?)
     }
+}
+
+fn log_retry(id: &str, queued: &Queued, reason: &str, wait: Duration) {
+    let (kind, attempts) = (queued.job.kind(), queued.attempts);
+    tracing::warn!(
+        job_id = id,
+        kind,
+        attempts,
+        reason,
+        ?wait,
+        "account mail job will retry"
+    );
+}
+
+fn log_given_up(id: &str, queued: &Queued, reason: &str) {
+    let (kind, attempts) = (queued.job.kind(), queued.attempts);
+    tracing::error!(
+        job_id = id,
+        kind,
+        attempts,
+        reason,
+        "account mail job given up"
+    );
 }

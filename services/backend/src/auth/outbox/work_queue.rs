@@ -10,10 +10,11 @@
 //!   queue's claim time, so two replicas sharing Redis never work one record twice; a process
 //!   that dies holding a claim loses it when it expires, and the record is worked again.
 //!
-//! The record is written before its id joins the set, so a worker never sees an id whose
-//! record is still to come, and a record is worked at least once once its producer returned.
+//! The record and its id's membership in the set are one write ([`Store::put_in_set`]), so a
+//! worker never meets an id whose record is still to come, nothing is half-queued, and a
+//! record is worked at least once once its producer returned.
 
-use crate::store::{Space, Store, StoreResult};
+use crate::store::{Space, Store, StoreError, StoreResult};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::future::Future;
@@ -50,10 +51,11 @@ impl WorkQueue {
         keep: Duration,
     ) -> StoreResult<String> {
         let id = Uuid::new_v4().to_string();
+        let bytes = serde_json::to_vec(record)
+            .map_err(|error| StoreError::corrupt("queued record", error))?;
         self.store
-            .put_json(self.space, &id, record, Some(keep))
+            .put_in_set(self.space, PENDING, &id, &bytes, Some(keep))
             .await?;
-        self.store.add_to_set(self.space, PENDING, &id).await?;
         Ok(id)
     }
 
