@@ -3,7 +3,7 @@
 //! is signed up again with another password, the password that survives is the one given with
 //! the signup whose code was used, never an earlier signup's.
 
-use crate::auth_support::{login, status_and_body};
+use crate::auth_support::{last_code, login, status_and_body};
 use crate::helpers::TestApp;
 use crate::oracles_support::{BUDGETS, code_for, nth_code};
 use serde_json::json;
@@ -37,7 +37,8 @@ async fn a_signup_whose_mail_could_not_be_written_still_gets_its_code() {
     std::fs::remove_dir(&outbox).expect("the outbox is writable again");
     let again = signup(&app, "vic@example.com", "correct horse battery").await;
     assert_eq!(again, (201, CODE_SENT.to_owned()));
-    let code = code_for(&app, "vic@example.com").await;
+    // The first signup's job is retried too once the outbox is back: the last code is live.
+    let code = last_code(&app, "vic@example.com").await;
     assert_eq!(verify(&app, "vic@example.com", &code).await, 200);
     let signed_in = login(&app, "vic@example.com", "correct horse battery").await;
     assert_eq!(signed_in.status(), 200);
