@@ -77,6 +77,7 @@ impl Application {
         let shutdown_delay = config.listen.shutdown_delay;
         let outbox = outbox(&config, &store, &mut registry).map_err(|e| fail(&e))?;
         let auth = AuthServices::new(&config, &store, outbox);
+        auth.mail_jobs.start();
         let tenancy = TenancyServices::new(&config, &store);
         let scans = ScanServices::new(&config, &store);
         let config = Arc::new(config);

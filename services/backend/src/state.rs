@@ -1,6 +1,7 @@
 //! What every handler shares, cloned into each worker (cheap: `Arc`s inside).
 
 use crate::auth::attempts::LoginAttempts;
+use crate::auth::mail_jobs::MailJobs;
 use crate::auth::otp::OtpGuard;
 use crate::auth::outbox::Outbox;
 use crate::auth::sessions::Sessions;
@@ -25,7 +26,8 @@ pub struct AppState {
     pub store: Store,
     /// Metrics for `/actuator/prometheus`.
     pub registry: Arc<Registry>,
-    /// Accounts, ceilings, codes, single-use links, the outbox and sessions.
+    /// Accounts, ceilings, codes, single-use links, the outbox, the account-mail jobs and
+    /// sessions.
     pub auth: AuthServices,
     /// Workspaces, members, invitations, projects, CI keys.
     pub tenancy: TenancyServices,
@@ -117,6 +119,8 @@ pub struct AuthServices {
     pub outbox: Outbox,
     /// Sign-in sessions and their refresh tokens.
     pub sessions: Sessions,
+    /// Account mail left for the background (its task is started by the application).
+    pub mail_jobs: MailJobs,
 }
 
 /// How long a one-time code lives.
@@ -125,18 +129,29 @@ pub const OTP_TTL: Duration = Duration::from_secs(10 * 60);
 impl AuthServices {
     /// The services for these settings, mailing through `outbox`.
     pub fn new(config: &BackendConfig, store: &Store, outbox: Outbox) -> Self {
+        let users = Users::new(store.clone());
+        let otp = OtpGuard::new(
+            store.clone(),
+            config.jwt.otp_pepper(),
+            config.otp_max_attempts,
+            OTP_TTL,
+        );
+        let tokens = SingleUseTokens::new(store.clone());
+        let mail_jobs = MailJobs::new(
+            store,
+            users.clone(),
+            otp.clone(),
+            tokens.clone(),
+            outbox.clone(),
+        );
         Self {
-            users: Users::new(store.clone()),
+            users,
             attempts: LoginAttempts::new(store.clone(), config.login_max_attempts, config.lock),
-            otp: OtpGuard::new(
-                store.clone(),
-                config.jwt.otp_pepper(),
-                config.otp_max_attempts,
-                OTP_TTL,
-            ),
-            tokens: SingleUseTokens::new(store.clone()),
+            otp,
+            tokens,
             outbox,
             sessions: Sessions::new(store.clone()),
+            mail_jobs,
         }
     }
 }

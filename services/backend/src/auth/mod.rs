@@ -25,16 +25,21 @@
 //! - [`otp`]: one-time codes (6 digits, hashed, single use, destroyed after 5 wrong answers).
 //! - [`tokens`]: single-use magic-link and password-reset tokens, stored as digests.
 //! - [`sessions`]: sign-in sessions, their single-use refresh tokens, and ending them.
-//! - [`outbox`]: outgoing mail as JSON lines under `DATA_DIR`.
+//! - [`outbox`]: outgoing mail: the JSON-lines file under `DATA_DIR`, or the SMTP queue.
+//! - [`mail_jobs`]: the account mail (codes, links, signups) a request leaves for the
+//!   background, so its answer and its timing are the same for every address.
+//! - [`signups`]: each unverified account's latest signup, and which password survives.
 //! - [`AuthError`]: the domain's failures.
 
 pub mod attempts;
 pub mod email;
 mod error;
+pub mod mail_jobs;
 pub mod otp;
 pub mod outbox;
 pub mod passwords;
 pub mod sessions;
+pub mod signups;
 pub mod tokens;
 pub mod users;
 

@@ -7,10 +7,21 @@
 //! the real inbox. No wait makes the old code work again, so the HTTP layer answers
 //! [`OtpOutcome::Exhausted`] with a 429 that carries **no** `Retry-After`.
 //!
+//! # The count belongs to the address, not to a code
+//! Wrong answers are counted per address and purpose **whether or not a code is live**, and a
+//! new code does not zero the count: only the ceiling (which also destroys any live code) and
+//! a right answer do. Otherwise the ceiling would tell who has an account: a signup for a free
+//! address sends a code and a signup for a taken one does not, so the fifth wrong answer
+//! would be a 429 for the first and a 400 for the second; and a resend, which sends a code
+//! only to an unverified account, would reset the count for some addresses and not others.
+//! Verifying costs the same either way (the presented code is hashed even with no code to
+//! compare it to).
+//!
 //! # Keys
 //! Keyed by purpose and [`super::email::key_digest`]: `Codes` holds `{purpose}:{digest}` →
-//! hex HMAC of `purpose|email|code`; `Attempts` holds `otp:{purpose}:{digest}`, the code's
-//! wrong answers, expiring with it. A new code replaces the old one and zeroes the count.
+//! hex HMAC of `purpose|email|code`, followed (after a newline) by the code's binding when it
+//! has one ([`OtpGuard::issue_bound`]); `Attempts` holds `otp:{purpose}:{digest}`, the wrong
+//! answers, expiring the TTL after the first of them. A new code replaces the old one.
 
 use super::email;
 use crate::store::{Space, Store, StoreError};
@@ -57,7 +68,17 @@ pub enum OtpOutcome {
     /// Wrong, and the ceiling: the code is destroyed (429, no `Retry-After`).
     Exhausted,
     /// There is no live code (never sent, expired, used or destroyed): a new one must be sent.
+    /// The answer was counted like a wrong one, below the ceiling.
     NoCode,
+}
+
+/// What one answer did, and what the code was bound to when it was the right one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redeemed {
+    /// What the answer did.
+    pub outcome: OtpOutcome,
+    /// The binding the accepted code was issued with ([`OtpGuard::issue_bound`]).
+    pub binding: Option<String>,
 }
 
 /// Issues and checks one-time codes: cheap to clone.
@@ -84,17 +105,33 @@ impl OtpGuard {
 
     /// A fresh code for `email` and `purpose`, replacing any earlier one. Send it and forget it.
     pub async fn issue(&self, email: &str, purpose: OtpPurpose) -> Result<String, StoreError> {
+        self.issue_bound(email, purpose, None).await
+    }
+
+    /// [`OtpGuard::issue`], with `binding` kept beside the code and handed back when the code
+    /// is used ([`OtpGuard::redeem`]): what the request that sent the code asked for (a
+    /// signup's password), so that using the code grants exactly that and nothing a later
+    /// request wrote.
+    pub async fn issue_bound(
+        &self,
+        email: &str,
+        purpose: OtpPurpose,
+        binding: Option<&str>,
+    ) -> Result<String, StoreError> {
         let code = format!(
             "{:0width$}",
             rand::random_range(0..1_000_000u32),
             width = CODE_DIGITS
         );
         let keys = Keys::new(email, purpose);
-        let hashed = self.hash(email, purpose, &code);
+        let mut record = self.hash(email, purpose, &code).into_bytes();
+        if let Some(binding) = binding {
+            record.push(BINDING_SEPARATOR);
+            record.extend_from_slice(binding.as_bytes());
+        }
         self.store
-            .put(Space::Codes, &keys.code, hashed.as_bytes(), Some(self.ttl))
+            .put(Space::Codes, &keys.code, &record, Some(self.ttl))
             .await?;
-        self.store.delete(Space::Attempts, &keys.failures).await?;
         Ok(code)
     }
 
@@ -105,23 +142,49 @@ impl OtpGuard {
         purpose: OtpPurpose,
         code: &str,
     ) -> Result<OtpOutcome, StoreError> {
+        Ok(self.redeem(email, purpose, code).await?.outcome)
+    }
+
+    /// [`OtpGuard::verify`], and the accepted code's binding.
+    pub async fn redeem(
+        &self,
+        email: &str,
+        purpose: OtpPurpose,
+        code: &str,
+    ) -> Result<Redeemed, StoreError> {
         let keys = Keys::new(email, purpose);
-        let Some(stored) = self.store.get(Space::Codes, &keys.code).await? else {
-            return Ok(OtpOutcome::NoCode);
-        };
+        let stored = self.store.get(Space::Codes, &keys.code).await?;
         let presented = well_formed(code).then(|| self.hash(email, purpose, code));
-        if presented.is_some_and(|hash| matches(&stored, &hash)) {
-            return self.consume(&keys, &stored).await;
-        }
-        self.count_wrong(&keys).await
+        let outcome = match stored {
+            Some(stored) if presented.is_some_and(|hash| matches(&stored, &hash)) => {
+                return self.consume(&keys, &stored).await;
+            }
+            Some(_) => self
+                .count_wrong(&keys)
+                .await?
+                .map_or(OtpOutcome::Exhausted, |remaining| OtpOutcome::Wrong {
+                    remaining,
+                }),
+            None => self
+                .count_wrong(&keys)
+                .await?
+                .map_or(OtpOutcome::Exhausted, |_| OtpOutcome::NoCode),
+        };
+        Ok(Redeemed {
+            outcome,
+            binding: None,
+        })
     }
 
     /// Takes the code atomically, so of concurrent right answers exactly one is accepted.
-    async fn consume(&self, keys: &Keys, expected: &[u8]) -> Result<OtpOutcome, StoreError> {
-        match self.store.take(Space::Codes, &keys.code).await? {
+    async fn consume(&self, keys: &Keys, expected: &[u8]) -> Result<Redeemed, StoreError> {
+        let outcome = match self.store.take(Space::Codes, &keys.code).await? {
             Some(taken) if bool::from(taken.ct_eq(expected)) => {
                 self.store.delete(Space::Attempts, &keys.failures).await?;
-                Ok(OtpOutcome::Accepted)
+                return Ok(Redeemed {
+                    outcome: OtpOutcome::Accepted,
+                    binding: binding_of(&taken),
+                });
             }
             Some(newer) => {
                 // A new code was issued between our read and our take: put it back; the code
@@ -129,29 +192,34 @@ impl OtpGuard {
                 self.store
                     .insert_new(Space::Codes, &keys.code, &newer, Some(self.ttl))
                     .await?;
-                Ok(OtpOutcome::NoCode)
+                OtpOutcome::NoCode
             }
-            None => Ok(OtpOutcome::NoCode),
-        }
+            None => OtpOutcome::NoCode,
+        };
+        Ok(Redeemed {
+            outcome,
+            binding: None,
+        })
     }
 
-    async fn count_wrong(&self, keys: &Keys) -> Result<OtpOutcome, StoreError> {
+    /// Counts a wrong answer: the answers left below the ceiling, or `None` when this one
+    /// reached it and any live code was destroyed.
+    async fn count_wrong(&self, keys: &Keys) -> Result<Option<u32>, StoreError> {
         let wrong = self
             .store
             .increment(Space::Attempts, &keys.failures, self.ttl)
             .await?;
         let max_attempts = u64::from(self.max_attempts);
         if wrong < max_attempts {
-            let remaining = u32::try_from(max_attempts - wrong).unwrap_or(0);
-            return Ok(OtpOutcome::Wrong { remaining });
+            return Ok(Some(u32::try_from(max_attempts - wrong).unwrap_or(0)));
         }
         self.store.delete(Space::Codes, &keys.code).await?;
         self.store.delete(Space::Attempts, &keys.failures).await?;
         tracing::info!(
             key = keys.code,
-            "one-time code ceiling reached; code destroyed"
+            "one-time code ceiling reached; any live code destroyed"
         );
-        Ok(OtpOutcome::Exhausted)
+        Ok(None)
     }
 
     fn hash(&self, email: &str, purpose: OtpPurpose, code: &str) -> String {
@@ -202,6 +270,20 @@ fn well_formed(code: &str) -> bool {
     code.len() == CODE_DIGITS && code.bytes().all(|byte| byte.is_ascii_digit())
 }
 
+/// What separates a stored code's HMAC from its binding (hex never holds it).
+const BINDING_SEPARATOR: u8 = b'\n';
+
+/// Whether the stored record's HMAC is `presented`'s.
 fn matches(stored: &[u8], presented: &str) -> bool {
-    bool::from(stored.ct_eq(presented.as_bytes()))
+    let mac = stored
+        .split(|byte| *byte == BINDING_SEPARATOR)
+        .next()
+        .unwrap_or_default();
+    bool::from(mac.ct_eq(presented.as_bytes()))
+}
+
+/// The binding stored after the HMAC, if any.
+fn binding_of(stored: &[u8]) -> Option<String> {
+    let position = stored.iter().position(|byte| *byte == BINDING_SEPARATOR)?;
+    String::from_utf8(stored[position + 1..].to_vec()).ok()
 }

@@ -4,6 +4,7 @@
 //! Updates read, change and write the record: two concurrent updates of one account may lose
 //! one of them (last write wins), which the flows that update (verify, reset, MFA) tolerate.
 
+use super::signups::SignupDetails;
 use super::{AuthError, email};
 use crate::store::{Space, Store, StoreError, now_ms};
 use serde::{Deserialize, Serialize};
@@ -129,6 +130,35 @@ impl Users {
     /// Marks the address as proven; `None` when there is no such account.
     pub async fn mark_verified(&self, id: &str) -> Result<Option<User>, AuthError> {
         self.update(id, |user| user.verified = true).await
+    }
+
+    /// Marks the account with this address proven by a code. While it is still unverified,
+    /// `signup` (what the used code was bound to) sets its name and password, and its id entry
+    /// is written again (a signup stopped between its two writes left none); a verified account
+    /// is returned unchanged. `None` when there is no such account.
+    pub async fn complete_signup(
+        &self,
+        email: &str,
+        signup: Option<&SignupDetails>,
+    ) -> Result<Option<User>, AuthError> {
+        let Some(mut user) = self.find_by_email(email).await? else {
+            return Ok(None);
+        };
+        if user.verified {
+            return Ok(Some(user));
+        }
+        if let Some(signup) = signup {
+            signup.name.clone_into(&mut user.name);
+            signup.password_hash.clone_into(&mut user.password_hash);
+        }
+        user.verified = true;
+        self.store
+            .put(Space::Users, &id_key(&user.id), user.email.as_bytes(), None)
+            .await?;
+        self.store
+            .put_json(Space::Users, &email_key(&user.email), &user, None)
+            .await?;
+        Ok(Some(user))
     }
 
     /// Turns the second factor on or off; `None` when there is no such account.

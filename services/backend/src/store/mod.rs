@@ -21,7 +21,9 @@
 //! # Atomicity
 //! `insert_new`, `take` and `increment` are single atomic steps: one write transaction each
 //! in redb (which admits one writer at a time), `SET NX`, `GETDEL` and one Lua script in
-//! Redis. Across spaces or keys there are no transactions.
+//! Redis. So is `put_in_set` (a record and its key's membership in a set of the same space:
+//! one redb transaction, one `MULTI`/`EXEC`). Otherwise, across spaces or keys there are no
+//! transactions.
 //!
 //! # Sets
 //! A set is a named collection of distinct strings inside a space, kept apart from the
@@ -71,14 +73,22 @@ enum Backend {
     Redis(RedisStore),
 }
 
-/// Calls the same method on whichever backend is running, after the fault switch.
+/// Calls the same method on whichever backend is running, after the fault switch (`write`
+/// marks a call that changes the store, which the switch can fail on its own).
 macro_rules! dispatch {
-    ($store:expr, $method:ident($($argument:expr),*)) => {{
-        $store.fault.check()?;
+    (@call $store:expr, $method:ident($($argument:expr),*)) => {{
         match &$store.backend {
             Backend::Embedded(backend) => backend.$method($($argument),*).await,
             Backend::Redis(backend) => backend.$method($($argument),*).await,
         }
+    }};
+    ($store:expr, write $method:ident($($argument:expr),*)) => {{
+        $store.fault.check_write()?;
+        dispatch!(@call $store, $method($($argument),*))
+    }};
+    ($store:expr, $method:ident($($argument:expr),*)) => {{
+        $store.fault.check()?;
+        dispatch!(@call $store, $method($($argument),*))
     }};
 }
 
@@ -123,7 +133,7 @@ impl Store {
         value: &[u8],
         ttl: Option<Duration>,
     ) -> StoreResult<()> {
-        dispatch!(self, put(space, key, value, ttl))
+        dispatch!(self, write put(space, key, value, ttl))
     }
 
     /// Writes `value` only if no live record has `key`; `false` when one has.
@@ -134,25 +144,25 @@ impl Store {
         value: &[u8],
         ttl: Option<Duration>,
     ) -> StoreResult<bool> {
-        dispatch!(self, insert_new(space, key, value, ttl))
+        dispatch!(self, write insert_new(space, key, value, ttl))
     }
 
     /// Removes `key`; `true` when a live record was there.
     pub async fn delete(&self, space: Space, key: &str) -> StoreResult<bool> {
-        dispatch!(self, delete(space, key))
+        dispatch!(self, write delete(space, key))
     }
 
     /// Removes `key` and returns its value, atomically: of any number of concurrent takers,
     /// exactly one gets it (single-use codes and tokens).
     pub async fn take(&self, space: Space, key: &str) -> StoreResult<Option<Vec<u8>>> {
-        dispatch!(self, take(space, key))
+        dispatch!(self, write take(space, key))
     }
 
     /// Adds one to the counter under `key` and returns the new value. A new counter (or one
     /// that has expired) starts at 1 and expires after `ttl`; later increments keep that
     /// expiry. [`StoreError::Corrupt`] when `key` holds something other than a counter.
     pub async fn increment(&self, space: Space, key: &str, ttl: Duration) -> StoreResult<u64> {
-        dispatch!(self, increment(space, key, ttl))
+        dispatch!(self, write increment(space, key, ttl))
     }
 
     /// The time `key` has left; `None` when there is no such key or it never expires.
@@ -164,7 +174,7 @@ impl Store {
     /// `false` (and nothing written) when there is no live record. A lease is renewed with it:
     /// once its record has expired, no renewal brings it back.
     pub async fn expire(&self, space: Space, key: &str, ttl: Duration) -> StoreResult<bool> {
-        dispatch!(self, expire(space, key, ttl))
+        dispatch!(self, write expire(space, key, ttl))
     }
 
     /// The live values under `keys`, in the same order (`None` for a missing or expired one):
@@ -179,7 +189,21 @@ impl Store {
 
     /// Adds `member` to the set `set`; `true` when it was not there yet.
     pub async fn add_to_set(&self, space: Space, set: &str, member: &str) -> StoreResult<bool> {
-        dispatch!(self, add_to_set(space, set, member))
+        dispatch!(self, write add_to_set(space, set, member))
+    }
+
+    /// Writes `value` under `key` (as [`Store::put`]) and adds `key` to the set `set`, as one
+    /// atomic step: a reader of the set never meets a key whose record is still to come, and a
+    /// failure leaves neither.
+    pub async fn put_in_set(
+        &self,
+        space: Space,
+        set: &str,
+        key: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> StoreResult<()> {
+        dispatch!(self, write put_in_set(space, set, key, value, ttl))
     }
 
     /// Removes `member` from the set `set`; `true` when it was there.
@@ -189,7 +213,7 @@ impl Store {
         set: &str,
         member: &str,
     ) -> StoreResult<bool> {
-        dispatch!(self, remove_from_set(space, set, member))
+        dispatch!(self, write remove_from_set(space, set, member))
     }
 
     /// Every member of the set `set`, sorted; empty for a set that does not exist.

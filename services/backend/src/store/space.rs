@@ -29,11 +29,16 @@ pub enum Space {
     Outbox,
     /// Live sessions, their unused refresh tokens, and each user's set of sessions.
     Sessions,
+    /// Account-mail jobs (codes, links, signups) the request path left for the background,
+    /// and the claims of the replicas working them.
+    MailJobs,
+    /// The name and password hash of each unverified account's latest signup.
+    Signups,
 }
 
 impl Space {
     /// Every space, in declaration order (the embedded store creates one table for each).
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 15] = [
         Self::Users,
         Self::Workspaces,
         Self::Members,
@@ -47,6 +52,8 @@ impl Space {
         Self::RunLeases,
         Self::Outbox,
         Self::Sessions,
+        Self::MailJobs,
+        Self::Signups,
     ];
 
     /// The stable name: the redb table name and the Redis key segment. Never change one, or
@@ -66,6 +73,8 @@ impl Space {
             Self::RunLeases => "run_leases",
             Self::Outbox => "outbox",
             Self::Sessions => "sessions",
+            Self::MailJobs => "mail_jobs",
+            Self::Signups => "signups",
         }
     }
 }

@@ -18,6 +18,7 @@
 //! - [`scope`]: [`WorkspaceScope`]: the workspace a request acts in.
 //! - [`workspaces`], [`members`], [`invitations`], [`projects`], [`ci_keys`]: one repository
 //!   each over [`crate::store::Store`]; every module's doc lists its key layout.
+//! - [`workspace_names`]: a workspace name's canonical form (NFKC) and what refuses one.
 //! - `validation`, `records`, `secrets` (private): name and key rules, key and JSON helpers,
 //!   random secrets and the digests stored in their place.
 
@@ -29,6 +30,7 @@ pub mod ownership;
 pub mod projects;
 pub mod roles;
 pub mod scope;
+pub mod workspace_names;
 pub mod workspaces;
 
 mod records;

@@ -1,9 +1,8 @@
-//! The shape rules for names and project keys, with the message each failure shows.
+//! The shape rules for project and CI key names and project keys (workspace names have their
+//! own, `workspace_names`), with the message each failure shows.
 
 use super::error::TenancyError;
 
-/// The longest workspace name, in characters.
-pub const WORKSPACE_NAME_MAX: usize = 64;
 /// The longest project name, in characters.
 pub const PROJECT_NAME_MAX: usize = 100;
 /// The longest CI key name, in characters.

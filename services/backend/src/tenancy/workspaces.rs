@@ -2,14 +2,16 @@
 //!
 //! # Keys (space `Workspaces`)
 //! - `id:{uuid}` → [`Workspace`] (JSON).
-//! - `name:{lower-cased name}` → the id: claimed with `insert_new` before the record is
-//!   written, which is what makes names unique case-insensitively, across replicas too.
+//! - `name:{key}` → the id, where the key is the lower-cased canonical name
+//!   ([`super::workspace_names`]: NFKC, invisible characters refused): claimed with
+//!   `insert_new` before the record is written, which is what makes names unique regardless of
+//!   letter case and Unicode spelling, across replicas too.
 
 use super::error::{TenancyError, WORKSPACE_NAME_TAKEN, WORKSPACE_NOT_FOUND};
 use super::members::Members;
 use super::records::{now_ms, parse_id};
 use super::roles::Role;
-use super::validation::{self, WORKSPACE_NAME_MAX};
+use super::workspace_names::{self, NameRefusal};
 use crate::store::{Space, Store};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -20,7 +22,8 @@ use uuid::Uuid;
 pub struct Workspace {
     /// Minted at creation.
     pub id: Uuid,
-    /// Trimmed, 1 to 64 characters, unique regardless of letter case.
+    /// Canonical (NFKC, white space collapsed, trimmed), 1 to 64 characters, unique regardless
+    /// of letter case and Unicode spelling.
     pub name: String,
     /// The user who created it.
     pub owner_id: String,
@@ -43,9 +46,10 @@ impl Workspaces {
     }
 
     /// A new workspace named `name`, with `owner_user_id` as its OWNER.
-    /// [`WORKSPACE_NAME_TAKEN`] when the name is used in any letter case.
+    /// [`WORKSPACE_NAME_TAKEN`] when the name is used in any letter case or spelling;
+    /// [`TenancyError::Invalid`] for a name with an invisible character or of the wrong length.
     pub async fn create(&self, owner_user_id: &str, name: &str) -> Result<Workspace, TenancyError> {
-        let name = validation::name(name, WORKSPACE_NAME_MAX)?;
+        let name = workspace_names::canonical(name)?;
         let workspace = Workspace {
             id: Uuid::new_v4(),
             name,
@@ -92,12 +96,16 @@ impl Workspaces {
             .ok_or(TenancyError::NotFound(WORKSPACE_NOT_FOUND))
     }
 
-    /// The workspace called `name` in any letter case (the public `GET /auth/workspace`).
+    /// The workspace called `name` in any letter case or Unicode spelling (the public
+    /// `GET /auth/workspace`). A name with an invisible character is refused as it would be
+    /// at creation; one of a length no workspace has is simply not found.
     pub async fn find_by_name(&self, name: &str) -> Result<Workspace, TenancyError> {
-        let id = self
-            .store
-            .get(Space::Workspaces, &name_key(name.trim()))
-            .await?;
+        let name = match workspace_names::canonical(name) {
+            Ok(name) => name,
+            Err(NameRefusal::Length) => return Err(TenancyError::NotFound(WORKSPACE_NOT_FOUND)),
+            Err(refusal) => return Err(refusal.into()),
+        };
+        let id = self.store.get(Space::Workspaces, &name_key(&name)).await?;
         let id = id.and_then(|bytes| String::from_utf8(bytes).ok());
         self.get(id.as_deref().unwrap_or_default()).await
     }
@@ -130,6 +138,6 @@ fn id_key(id: Uuid) -> String {
     format!("id:{id}")
 }
 
-fn name_key(name: &str) -> String {
-    format!("name:{}", name.to_lowercase())
+fn name_key(canonical: &str) -> String {
+    format!("name:{}", workspace_names::uniqueness_key(canonical))
 }

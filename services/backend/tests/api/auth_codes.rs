@@ -25,7 +25,7 @@ async fn five_wrong_codes_destroy_the_code_and_the_429_names_no_wait() {
             .status(),
         201
     );
-    let code = last_code(&app, "cy@example.com");
+    let code = last_code(&app, "cy@example.com").await;
     let wrong = if code == "000000" { "111111" } else { "000000" };
     for _ in 0..4 {
         let (status, body) = status_and_body(verify(&app, wrong).await).await;
@@ -55,7 +55,7 @@ async fn five_wrong_codes_destroy_the_code_and_the_429_names_no_wait() {
         )
         .await;
     assert_eq!(resent.status(), 202);
-    let fresh = last_code(&app, "cy@example.com");
+    let fresh = last_code(&app, "cy@example.com").await;
     assert_eq!(verify(&app, &fresh).await.status(), 200);
 }
 
@@ -100,6 +100,7 @@ async fn a_reset_link_sets_the_password_once_and_lifts_the_lock() {
     .await;
     let mail = app
         .outbox()
+        .await
         .into_iter()
         .rev()
         .find(|mail| mail["kind"] == "password_reset")

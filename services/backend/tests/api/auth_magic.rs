@@ -22,9 +22,10 @@ async fn ask(app: &TestApp, email: &str, source: Option<&str>) -> reqwest::Respo
 }
 
 /// The token of the last magic link mailed to `email` (the link is `/magic-link/<token>`).
-fn last_link_token(app: &TestApp, email: &str) -> String {
+async fn last_link_token(app: &TestApp, email: &str) -> String {
     let mail = app
         .outbox()
+        .await
         .into_iter()
         .rev()
         .find(|mail| mail["to"] == email && mail["kind"] == "magic_link")
@@ -55,7 +56,7 @@ async fn a_mailed_link_signs_in_exactly_once() {
     verified_account(&app, "ada@example.com", "correct horse battery").await;
     let asked = ask(&app, " ADA@example.com ", None).await;
     assert_eq!(status_and_body(asked).await, (202, LINK_SENT.to_owned()));
-    let token = last_link_token(&app, "ada@example.com");
+    let token = last_link_token(&app, "ada@example.com").await;
 
     let signed_in = verify(&app, &token).await;
     assert_eq!(signed_in.status(), 200);
@@ -83,7 +84,7 @@ async fn the_answer_is_the_same_whether_or_not_an_account_exists() {
     let unverified =
         json!({ "email": "bob@example.com", "password": "a-long-password", "name": "B" });
     app.post("/api/v1/auth/signup", &unverified, None).await;
-    let before = app.outbox().len();
+    let before = app.outbox().await.len();
     for email in ["nobody@example.com", "bob@example.com", "not an address"] {
         let answer = ask(&app, email, None).await;
         assert_eq!(
@@ -93,13 +94,13 @@ async fn the_answer_is_the_same_whether_or_not_an_account_exists() {
         );
     }
     assert_eq!(
-        app.outbox().len(),
+        app.outbox().await.len(),
         before,
         "no link for an unknown or unverified address"
     );
     let answer = ask(&app, "ada@example.com", None).await;
     assert_eq!(status_and_body(answer).await, (202, LINK_SENT.to_owned()));
-    assert_eq!(app.outbox().len(), before + 1);
+    assert_eq!(app.outbox().await.len(), before + 1);
 }
 
 #[actix_web::test]
@@ -117,7 +118,7 @@ async fn an_account_with_mfa_gets_the_mfa_step_not_a_session() {
         .expect("the backend answers");
     assert_eq!(switched.status(), 200);
     ask(&app, "ada@example.com", None).await;
-    let answer = verify(&app, &last_link_token(&app, "ada@example.com")).await;
+    let answer = verify(&app, &last_link_token(&app, "ada@example.com").await).await;
     assert_eq!(answer.status(), 200);
     let step: Value = answer.json().await.expect("the MFA step");
     assert_eq!(step["mfaRequired"], true, "{step}");

@@ -30,7 +30,7 @@ pub async fn verified_account(app: &TestApp, email: &str, password: &str) -> Val
             .status(),
         201
     );
-    let code = last_code(app, email);
+    let code = last_code(app, email).await;
     let verified = app
         .post(
             "/api/v1/auth/verify-otp",
@@ -42,9 +42,10 @@ pub async fn verified_account(app: &TestApp, email: &str, password: &str) -> Val
     verified.json().await.expect("tokens")
 }
 
-pub fn last_code(app: &TestApp, email: &str) -> String {
+pub async fn last_code(app: &TestApp, email: &str) -> String {
     let mail = app
         .outbox()
+        .await
         .into_iter()
         .rev()
         .find(|mail| mail["to"] == email.to_lowercase())

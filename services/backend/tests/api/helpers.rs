@@ -1,12 +1,18 @@
 //! `TestApp`: the real backend on a free port, with its own data directory and a fake clock.
 
 use actix_web::dev::ServerHandle;
+use backend::auth::mail_jobs::MailJobs;
 use backend::store::{FaultSwitch, Store};
 use backend::{Application, BackendConfig};
 use limiter::FakeClock;
 use platform::MapEnv;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The longest a test waits for the account mail the backend sends in the background; every
+/// wait returns as soon as the mail is out (an idle machine takes milliseconds).
+pub const MAIL_PATIENCE: Duration = Duration::from_secs(10);
 
 /// A strong test secret (64 hex characters).
 pub const SECRET: &str = "4f1c9a7e2b8d6053a1e4c7b9d2f608e35a7c1b9e4d2f6a8c0b3e5d7f9a1c3e5b";
@@ -18,6 +24,8 @@ pub struct TestApp {
     pub faults: FaultSwitch,
     /// The app's own store (the embedded database admits one handle: this is it).
     pub store: Store,
+    /// The account-mail jobs, to wait for before reading the outbox.
+    pub mail_jobs: MailJobs,
     pub data_dir: PathBuf,
     handle: ServerHandle,
     _data: Option<tempfile::TempDir>,
@@ -48,6 +56,7 @@ impl TestApp {
         let base = format!("http://127.0.0.1:{}", app.port());
         let faults = app.state().store.fault_switch();
         let store = app.state().store.clone();
+        let mail_jobs = app.state().auth.mail_jobs.clone();
         let server = app.into_server();
         let handle = server.handle();
         actix_web::rt::spawn(server);
@@ -58,6 +67,7 @@ impl TestApp {
             clock,
             faults,
             store,
+            mail_jobs,
             data_dir: data.to_path_buf(),
             handle,
             _data: None,
@@ -71,8 +81,14 @@ impl TestApp {
         self._data
     }
 
-    /// The mail the backend queued so far.
-    pub fn outbox(&self) -> Vec<serde_json::Value> {
+    /// The mail the backend sent so far, once every account-mail job written so far is done
+    /// (or [`MAIL_PATIENCE`] has passed: a job the store cannot take may wait for longer).
+    pub async fn outbox(&self) -> Vec<serde_json::Value> {
+        let started = Instant::now();
+        while !self.mail_jobs.settled().await.unwrap_or(false) && started.elapsed() < MAIL_PATIENCE
+        {
+            actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+        }
         let text = std::fs::read_to_string(self.data_dir.join("outbox.jsonl")).unwrap_or_default();
         text.lines()
             .map(|line| serde_json::from_str(line).expect("an outbox line"))

@@ -25,8 +25,9 @@ async fn post_authed(app: &TestApp, path: &str, access: &str, body: &Value) -> r
         .expect("answers")
 }
 
-fn last_mail(app: &TestApp, kind: &str) -> Value {
+async fn last_mail(app: &TestApp, kind: &str) -> Value {
     app.outbox()
+        .await
         .into_iter()
         .rev()
         .find(|mail| mail["kind"] == kind)
@@ -55,7 +56,7 @@ async fn an_mfa_login_needs_the_mailed_code() {
         "no session before the code"
     );
     let mfa_token = first_step["mfaToken"].as_str().expect("an MFA token");
-    let code = last_mail(&app, "otp")["code"]
+    let code = last_mail(&app, "otp").await["code"]
         .as_str()
         .expect("a code")
         .to_owned();
@@ -100,7 +101,7 @@ async fn five_wrong_mfa_codes_destroy_the_code() {
         .as_str()
         .expect("an MFA token")
         .to_owned();
-    let code = last_mail(&app, "otp")["code"]
+    let code = last_mail(&app, "otp").await["code"]
         .as_str()
         .expect("a code")
         .to_owned();
@@ -133,7 +134,7 @@ async fn five_wrong_mfa_codes_destroy_the_code() {
         )
         .await;
     assert_eq!(resent.status(), 202);
-    let fresh = last_mail(&app, "otp")["code"]
+    let fresh = last_mail(&app, "otp").await["code"]
         .as_str()
         .expect("a code")
         .to_owned();
@@ -222,7 +223,7 @@ async fn a_signed_in_user_can_have_a_reset_link_mailed() {
             r#"{"message":"A reset link is on its way"}"#.to_owned()
         )
     );
-    let mail = last_mail(&app, "password_reset");
+    let mail = last_mail(&app, "password_reset").await;
     assert_eq!(mail["to"], "ray@example.com");
     assert!(
         mail["link"]

@@ -81,7 +81,7 @@ async fn signed_in_with_code(app: &TestApp, email: &str) -> Pair {
         .await
         .expect("JSON");
     let mfa_token = step["mfaToken"].as_str().expect("the MFA step");
-    let code = crate::auth_support::last_code(app, email);
+    let code = crate::auth_support::last_code(app, email).await;
     let verified = app
         .post(
             "/api/v1/auth/mfa/verify",

@@ -100,6 +100,7 @@ pub async fn reset_password(app: &TestApp, email: &str, password: &str) -> (u16,
     assert_eq!(asked.status(), 202);
     let mail = app
         .outbox()
+        .await
         .into_iter()
         .rev()
         .find(|mail| mail["kind"] == "password_reset" && mail["to"] == email)

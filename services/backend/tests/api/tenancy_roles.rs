@@ -61,6 +61,7 @@ async fn invite_bob(app: &TestApp, ada_scoped: &str) -> String {
     assert!(sent["expiresAtMs"].as_u64().is_some(), "{text}");
     let mail = app
         .outbox()
+        .await
         .into_iter()
         .rev()
         .find(|mail| mail["kind"] == "invitation");

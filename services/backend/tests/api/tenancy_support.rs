@@ -40,6 +40,7 @@ pub async fn account(app: &TestApp, email: &str) -> Account {
     assert_eq!(created.status(), 201, "signup of {email}");
     let mail = app
         .outbox()
+        .await
         .into_iter()
         .rev()
         .find(|mail| mail["to"] == email && mail["kind"] == "otp")

@@ -1,4 +1,4 @@
-//! A one-time code is cluster state: sent by the replica that took the signup, it verifies on
+//! A one-time code is cluster state: sent by a replica after the signup, it verifies on
 //! another replica, once. The replicas share one data directory, which with `REDIS_URL` holds
 //! only the outbox file the test reads the code from.
 
@@ -7,21 +7,32 @@ use platform::MapEnv;
 use platform::jwt::{JwtKeys, TokenKind};
 use serde_json::{Value, json};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 const EMAIL: &str = "grace@example.com";
 const INVALID_CODE: &str = r#"{"status":400,"message":"Invalid or expired code"}"#;
 
-/// The last code the outbox holds for `email`.
-fn last_code(data_dir: &Path, email: &str) -> String {
-    let text = std::fs::read_to_string(data_dir.join("outbox.jsonl")).expect("an outbox");
-    let mail: Value = text
-        .lines()
-        .rev()
-        .map(|line| serde_json::from_str::<Value>(line).expect("an outbox line"))
-        .find(|mail| mail["to"] == email)
-        .expect("a mail to the address");
-    assert_eq!(mail["kind"], "otp");
-    mail["code"].as_str().expect("a code").to_owned()
+/// The last code the outbox holds for `email`, once there is one (the code is mailed in the
+/// background; the wait returns when it arrives, and gives up after ten seconds).
+async fn last_code(data_dir: &Path, email: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(data_dir.join("outbox.jsonl")).unwrap_or_default();
+        let mail = text
+            .lines()
+            .rev()
+            .map(|line| serde_json::from_str::<Value>(line).expect("an outbox line"))
+            .find(|mail| mail["to"] == email);
+        if let Some(mail) = mail {
+            assert_eq!(mail["kind"], "otp");
+            return mail["code"].as_str().expect("a code").to_owned();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no code mailed"
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 #[actix_web::test]
@@ -39,7 +50,7 @@ async fn a_code_sent_by_one_replica_verifies_on_the_other_once() {
         sender.post("/api/v1/auth/signup", &signup).await.status(),
         201
     );
-    let code = json!({ "email": EMAIL, "code": last_code(data.path(), EMAIL) });
+    let code = json!({ "email": EMAIL, "code": last_code(data.path(), EMAIL).await });
 
     let verified = verifier.post("/api/v1/auth/verify-otp", &code).await;
     assert_eq!(verified.status(), 200);

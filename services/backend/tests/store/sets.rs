@@ -11,7 +11,45 @@ both!(
     get_many_answers_in_order_with_gaps_for_missing_and_expired,
     expire_renews_a_live_record,
     expire_never_revives_an_expired_record,
+    put_in_set_writes_the_record_and_its_membership_together,
 );
+
+async fn put_in_set_writes_the_record_and_its_membership_together(store: Store) {
+    let space = Space::MailJobs;
+    store
+        .put_in_set(
+            space,
+            "pending",
+            "job-1",
+            b"first",
+            Some(Duration::from_secs(60)),
+        )
+        .await
+        .expect("written");
+    store
+        .put_in_set(space, "pending", "job-2", b"second", None)
+        .await
+        .expect("written");
+    let members = store.set_members(space, "pending").await.expect("members");
+    assert_eq!(members, ["job-1", "job-2"]);
+    let records = store.get_many(space, &members).await.expect("read");
+    assert_eq!(records, [Some(b"first".to_vec()), Some(b"second".to_vec())]);
+    let ttl = store.ttl(space, "job-1").await.expect("a ttl");
+    assert!(
+        ttl.is_some_and(|left| left <= Duration::from_secs(60)),
+        "{ttl:?}"
+    );
+    store.fault_switch().fail_writes(true);
+    assert!(
+        store
+            .put_in_set(space, "pending", "job-3", b"third", None)
+            .await
+            .is_err()
+    );
+    store.fault_switch().fail_writes(false);
+    let members = store.set_members(space, "pending").await.expect("members");
+    assert_eq!(members, ["job-1", "job-2"], "a failed write leaves nothing");
+}
 
 async fn a_set_holds_distinct_members_sorted(store: Store) {
     let space = Space::Runs;

@@ -9,11 +9,13 @@
 //! # Layout
 //! - [`file`]: the JSON-lines file.
 //! - [`queue`]: the SMTP queue, its delivery task, retries and counters.
+//! - [`work_queue`]: the durable, claim-based queue under it and under the account-mail jobs.
 //! - [`message`]: a mail as an e-mail message (subject and text per kind).
 
 pub mod file;
 mod message;
 pub mod queue;
+pub mod work_queue;
 
 pub use file::{MailFile, read_all};
 pub use queue::{MailQueue, OutboxMetrics};

@@ -3,7 +3,8 @@
 //! tokens or a status envelope saying what happens next.
 //!
 //! Answers that could tell whether an address has an account (signup of a taken address,
-//! resend, forgot-password) are the same either way.
+//! resend, forgot-password, magic-link) are the same either way, and so is the work behind
+//! them: each writes one job and answers (see [`crate::auth::mail_jobs`]).
 
 mod codes;
 mod login;
@@ -17,7 +18,7 @@ pub(super) use password::mail_reset_link;
 pub(super) use sessions::{ending_sessions, session};
 
 use crate::auth::otp::{OtpOutcome, OtpPurpose};
-use crate::auth::outbox::{Mail, MailKind, OutboxError};
+use crate::auth::outbox::{Mail, OutboxError};
 use crate::envelope::status_envelope;
 use crate::errors::{ApiError, Envelope};
 use crate::state::AppState;
@@ -113,17 +114,8 @@ pub(super) async fn send_code(
     email: &str,
     purpose: OtpPurpose,
 ) -> Result<(), ApiError> {
-    let code = state.auth.otp.issue(email, purpose).await?;
-    queue(
-        state,
-        Mail {
-            to: email.to_owned(),
-            kind: MailKind::Otp,
-            code: Some(code),
-            link: None,
-        },
-    )
-    .await
+    let mail = crate::auth::mail_jobs::mails::code(&state.auth.otp, email, purpose, None).await?;
+    queue(state, mail).await
 }
 
 /// What a code's answer means for the caller: accepted, the one 429 without a `Retry-After`

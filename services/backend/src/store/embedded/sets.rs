@@ -1,10 +1,12 @@
 //! The embedded store's sets: one redb multimap table, a set's members under `{space}:{set}`
 //! (redb keeps each key's values sorted and distinct).
 
-use super::transactions::SETS;
+use super::transactions::{SETS, table};
 use super::{EmbeddedStore, unavailable};
+use crate::store::record::{self, Record};
 use crate::store::{Space, StoreResult};
 use redb::ReadableDatabase;
+use std::time::Duration;
 
 fn set_key(space: Space, set: &str) -> String {
     format!("{}:{set}", space.name())
@@ -19,6 +21,33 @@ impl EmbeddedStore {
     ) -> StoreResult<bool> {
         self.change_set(set_key(space, set), member.to_owned(), true)
             .await
+    }
+
+    /// Writes the record and adds its key to `set` in one write transaction.
+    pub(crate) async fn put_in_set(
+        &self,
+        space: Space,
+        set: &str,
+        key: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> StoreResult<()> {
+        let (set, key, value) = (set_key(space, set), key.to_owned(), value.to_vec());
+        self.run(move |database| {
+            let bytes = Record::encode(record::expiry(ttl, record::now_ms()), &value);
+            let transaction = database.begin_write().map_err(unavailable)?;
+            {
+                let mut records = transaction.open_table(table(space)).map_err(unavailable)?;
+                records
+                    .insert(key.as_str(), bytes.as_slice())
+                    .map_err(unavailable)?;
+                let mut sets = transaction.open_multimap_table(SETS).map_err(unavailable)?;
+                sets.insert(set.as_str(), key.as_str())
+                    .map_err(unavailable)?;
+            }
+            transaction.commit().map_err(unavailable)
+        })
+        .await
     }
 
     pub(crate) async fn remove_from_set(

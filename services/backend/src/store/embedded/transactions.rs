@@ -13,7 +13,7 @@ type Records<'txn> = Table<'txn, &'static str, &'static [u8]>;
 pub(super) const SETS: MultimapTableDefinition<'static, &'static str, &'static str> =
     MultimapTableDefinition::new("sets");
 
-fn table(space: Space) -> TableDefinition<'static, &'static str, &'static [u8]> {
+pub(super) fn table(space: Space) -> TableDefinition<'static, &'static str, &'static [u8]> {
     TableDefinition::new(space.name())
 }
 

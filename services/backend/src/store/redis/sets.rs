@@ -1,8 +1,10 @@
 //! The Redis store's sets: a Redis SET under `{prefix}:{space}#set:{set}`.
 
-use super::RedisStore;
+use super::{RedisStore, bounded};
+use crate::store::record::ttl_millis;
 use crate::store::{Space, StoreResult};
-use ::redis::cmd;
+use ::redis::{cmd, pipe};
+use std::time::Duration;
 
 impl RedisStore {
     fn set_key(&self, space: Space, set: &str) -> String {
@@ -21,6 +23,33 @@ impl RedisStore {
             .clone();
         let added: u64 = self.query("add_to_set", &command).await?;
         Ok(added == 1)
+    }
+
+    /// `SET` the record and `SADD` its key to `set` in one `MULTI`/`EXEC`.
+    pub(crate) async fn put_in_set(
+        &self,
+        space: Space,
+        set: &str,
+        key: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> StoreResult<()> {
+        let mut record = cmd("SET");
+        record.arg(self.key(space, key)).arg(value);
+        if let Some(ttl) = ttl {
+            record.arg("PX").arg(ttl_millis(ttl));
+        }
+        let mut transaction = pipe();
+        transaction
+            .atomic()
+            .add_command(record)
+            .ignore()
+            .cmd("SADD")
+            .arg(self.set_key(space, set))
+            .arg(key)
+            .ignore();
+        let mut connection = self.connection.clone();
+        bounded("put_in_set", transaction.query_async::<()>(&mut connection)).await
     }
 
     pub(crate) async fn remove_from_set(

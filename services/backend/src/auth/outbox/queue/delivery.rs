@@ -1,10 +1,9 @@
 //! One delivery pass: find the due mail, claim each, send it, and record what happened.
 
 use super::super::message::{self, Unsendable};
-use super::{
-    CLAIM, FIRST_RETRY, KEEP, MAX_ATTEMPTS, MAX_RETRY_WAIT, OutboxMetrics, PENDING, Pending,
-};
-use crate::store::{Space, Store, StoreResult, now_ms};
+use super::super::work_queue::{WorkQueue, backoff, millis};
+use super::{FIRST_RETRY, KEEP, MAX_ATTEMPTS, MAX_RETRY_WAIT, OutboxMetrics, Pending};
+use crate::store::{StoreResult, now_ms};
 use lettre::message::Mailbox;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use std::sync::Arc;
@@ -19,7 +18,7 @@ enum Failure {
 /// What the delivery task works with: cheap to clone.
 #[derive(Clone)]
 pub(super) struct Deliverer {
-    store: Store,
+    queue: WorkQueue,
     transport: Arc<AsyncSmtpTransport<Tokio1Executor>>,
     from: Mailbox,
     metrics: OutboxMetrics,
@@ -36,13 +35,13 @@ impl std::fmt::Debug for Deliverer {
 
 impl Deliverer {
     pub(super) fn new(
-        store: Store,
+        queue: WorkQueue,
         transport: AsyncSmtpTransport<Tokio1Executor>,
         from: Mailbox,
         metrics: OutboxMetrics,
     ) -> Self {
         Self {
-            store,
+            queue,
             transport: Arc::new(transport),
             from,
             metrics,
@@ -57,60 +56,32 @@ impl Deliverer {
         Ok(())
     }
 
-    /// The ids of the pending mail whose next attempt is due; drops from the pending set the
-    /// ids whose record is gone (delivered elsewhere, expired) or unreadable.
+    /// The ids of the pending mail whose next attempt is due.
     async fn due(&self) -> StoreResult<Vec<String>> {
-        let ids = self.store.set_members(Space::Outbox, PENDING).await?;
-        let records = self.store.get_many(Space::Outbox, &ids).await?;
         let now = now_ms();
-        let mut due = Vec::new();
-        for (id, bytes) in ids.into_iter().zip(records) {
-            let pending = bytes.and_then(|bytes| serde_json::from_slice::<Pending>(&bytes).ok());
-            match pending {
-                None => {
-                    self.store
-                        .remove_from_set(Space::Outbox, PENDING, &id)
-                        .await?;
-                }
-                Some(pending) if pending.next_attempt_ms <= now => due.push(id),
-                Some(_) => {}
-            }
-        }
-        Ok(due)
+        let pending = self.queue.pending::<Pending>().await?;
+        Ok(pending
+            .into_iter()
+            .filter(|(_, pending)| pending.next_attempt_ms <= now)
+            .map(|(id, _)| id)
+            .collect())
     }
 
-    /// Claims mail `id` (another replica may hold it), tries it, then lets the claim go.
+    /// Claims mail `id` (another replica may hold it) and tries it.
     async fn attempt(&self, id: &str) -> StoreResult<()> {
-        let claim = format!("claim:{id}");
-        if !self
-            .store
-            .insert_new(Space::Outbox, &claim, b"", Some(CLAIM))
-            .await?
-        {
-            return Ok(());
-        }
-        let attempted = self.attempt_claimed(id).await;
-        self.store.delete(Space::Outbox, &claim).await?;
-        attempted
+        self.queue
+            .with_claim(id, |pending: Pending| self.attempt_claimed(id, pending))
+            .await
+            .map(drop)
     }
 
-    async fn attempt_claimed(&self, id: &str) -> StoreResult<()> {
-        // Read again under the claim: another replica may have delivered or rescheduled it.
-        let Some(pending) = self.store.get_json::<Pending>(Space::Outbox, id).await? else {
-            self.store
-                .remove_from_set(Space::Outbox, PENDING, id)
-                .await?;
-            return Ok(());
-        };
+    async fn attempt_claimed(&self, id: &str, pending: Pending) -> StoreResult<()> {
         if pending.abandoned || pending.next_attempt_ms > now_ms() {
             return Ok(());
         }
         match self.send(&pending).await {
             Ok(()) => {
-                self.store.delete(Space::Outbox, id).await?;
-                self.store
-                    .remove_from_set(Space::Outbox, PENDING, id)
-                    .await?;
+                self.queue.finish(id).await?;
                 self.metrics.count("sent");
                 Ok(())
             }
@@ -146,22 +117,17 @@ impl Deliverer {
             pending.abandoned = true;
             self.metrics.count("abandoned");
             log_abandoned(id, &pending, &reason);
-            self.store
-                .remove_from_set(Space::Outbox, PENDING, id)
-                .await?;
+            self.queue.drop_pending(id).await?;
         } else {
             let wait = retry_wait(pending.attempts);
             pending.next_attempt_ms = now.saturating_add(millis(wait));
             log_retry(id, &pending, &reason, wait);
         }
         if keep_until <= now {
-            self.store.delete(Space::Outbox, id).await?;
-            return Ok(());
+            return self.queue.finish(id).await;
         }
         let left = Duration::from_millis(keep_until - now);
-        self.store
-            .put_json(Space::Outbox, id, &pending, Some(left))
-            .await
+        self.queue.replace(id, &pending, left).await
     }
 }
 
@@ -179,14 +145,7 @@ fn classify(error: &lettre::transport::smtp::Error) -> Failure {
 
 /// [`FIRST_RETRY`] after the first failure, doubling, at most [`MAX_RETRY_WAIT`].
 fn retry_wait(attempts: u32) -> Duration {
-    let doublings = attempts.saturating_sub(1).min(16);
-    FIRST_RETRY
-        .saturating_mul(1 << doublings)
-        .min(MAX_RETRY_WAIT)
-}
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+    backoff(FIRST_RETRY, MAX_RETRY_WAIT, attempts)
 }
 
 fn log_retry(id: &str, pending: &Pending, reason: &str, wait: Duration) {

@@ -1,12 +1,12 @@
 //! The SMTP queue: mail is kept in the store first, then delivered in the background, so a
 //! request never waits for an SMTP server and a server that is down loses nothing.
 //!
-//! # Records (space [`Space::Outbox`])
+//! # Records (space [`Space::Outbox`], a [`WorkQueue`])
 //! - `{id}`: a [`Pending`] mail (the mail, attempts so far, when the next one is due), kept
 //!   [`KEEP`] from when it was queued; every id waiting for delivery is a member of the set
 //!   [`PENDING`].
-//! - `claim:{id}`: taken with `insert_new` by the replica delivering that mail, for [`CLAIM`],
-//!   so two replicas sharing Redis never send one mail twice.
+//! - `claim:{id}`: taken by the replica delivering that mail, for [`CLAIM`], so two replicas
+//!   sharing Redis never send one mail twice.
 //!
 //! # Delivery
 //! One task per process ([`MailQueue::start`]) wakes when a mail is queued here, and every
@@ -29,18 +29,17 @@ mod metrics;
 pub use metrics::OutboxMetrics;
 
 use super::Mail;
+use super::work_queue::{WorkQueue, work_until_dropped};
 use crate::config::SmtpConfig;
-use crate::store::{Space, Store, StoreError, StoreResult, now_ms};
+use crate::store::{Space, Store, StoreResult, now_ms};
 use delivery::Deliverer;
 use lettre::{AsyncSmtpTransport, Tokio1Executor};
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
-use uuid::Uuid;
 
-/// The set of ids waiting for delivery.
-pub const PENDING: &str = "pending";
+pub use super::work_queue::PENDING;
 /// How long a queued mail's record is kept, delivered or not.
 pub const KEEP: Duration = Duration::from_secs(24 * 60 * 60);
 /// How long a replica holds a mail while it tries to deliver it.
@@ -71,7 +70,7 @@ struct Pending {
 /// The queue: cheap to clone. The delivery task stops once every clone is gone.
 #[derive(Clone, Debug)]
 pub struct MailQueue {
-    store: Store,
+    queue: WorkQueue,
     wake: Arc<Notify>,
     deliverer: Deliverer,
 }
@@ -89,9 +88,10 @@ impl MailQueue {
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(&config.url)?
             .timeout(Some(SEND_TIMEOUT))
             .build();
-        let deliverer = Deliverer::new(store.clone(), transport, config.from.clone(), metrics);
+        let queue = WorkQueue::new(store, Space::Outbox, CLAIM);
+        let deliverer = Deliverer::new(queue.clone(), transport, config.from.clone(), metrics);
         Ok(Self {
-            store,
+            queue,
             wake: Arc::new(Notify::new()),
             deliverer,
         })
@@ -101,7 +101,9 @@ impl MailQueue {
     pub fn start(&self) {
         let wake = Arc::downgrade(&self.wake);
         let deliverer = self.deliverer.clone();
-        tokio::spawn(deliver_until_dropped(wake, deliverer));
+        tokio::spawn(async move {
+            work_until_dropped(wake, POLL, "mail", || deliverer.deliver_due()).await;
+        });
     }
 
     /// Keeps `mail` for delivery and wakes the delivery task; returns without waiting for it.
@@ -114,30 +116,8 @@ impl MailQueue {
             next_attempt_ms: now,
             abandoned: false,
         };
-        let id = Uuid::new_v4().to_string();
-        self.store
-            .put_json(Space::Outbox, &id, &pending, Some(KEEP))
-            .await?;
-        self.store.add_to_set(Space::Outbox, PENDING, &id).await?;
+        self.queue.push(&pending, KEEP).await?;
         self.wake.notify_one();
         Ok(())
     }
-}
-
-/// Delivers due mail on every wake-up and every [`POLL`], until the queue is dropped.
-async fn deliver_until_dropped(wake: Weak<Notify>, deliverer: Deliverer) {
-    while let Some(notify) = wake.upgrade() {
-        tokio::select! {
-            () = notify.notified() => {}
-            () = tokio::time::sleep(POLL) => {}
-        }
-        drop(notify);
-        if let Err(error) = deliverer.deliver_due().await {
-            log_store_failure(&error);
-        }
-    }
-}
-
-fn log_store_failure(error: &StoreError) {
-    tracing::warn!(%error, cause = ?error, "mail queue not read; trying again shortly");
 }
