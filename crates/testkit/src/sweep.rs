@@ -24,7 +24,41 @@ pub const METHODS: [&str; 10] = [
     "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "post", "Get", "PROPFIND",
 ];
 
+/// The "no route" answers of the services whose envelope is `{"error","message"}` (analyzer,
+/// ai-service, mcp-server): a 404 `no route for …` or a 405 `… is not allowed on …`.
+pub fn no_route(exchange: &Exchange) -> bool {
+    (exchange.status == 404 && exchange.body.contains(r#""message":"no route for "#))
+        || (exchange.status == 405 && exchange.body.contains(" is not allowed on "))
+}
+
+/// How many sends spend a swept operation's budget (the tests set every budget to one).
+const SPEND_ATTEMPTS: usize = 3;
+
 impl Verdicts<'_> {
+    /// Spends `request`'s budget (it must be refused within a few sends), then sweeps the
+    /// other spellings of its path and the other methods: every answer that reached a handler
+    /// unmetered, one line each.
+    ///
+    /// # Panics
+    /// When `request` is never refused: its budget is not the one the test meant to spend.
+    pub async fn spend_and_sweep(&self, address: &str, request: &RawRequest) -> Vec<String> {
+        let mut spent = false;
+        for _ in 0..SPEND_ATTEMPTS {
+            if (self.refused)(&send(address, request).await) {
+                spent = true;
+                break;
+            }
+        }
+        assert!(
+            spent,
+            "{} {} is never refused",
+            request.method, request.target
+        );
+        let mut served = self.spellings(address, request).await;
+        served.extend(self.methods(address, request).await);
+        served
+    }
+
     fn not_served(&self, method: &str, exchange: &Exchange) -> bool {
         (self.refused)(exchange)
             || (self.unrouted)(exchange)

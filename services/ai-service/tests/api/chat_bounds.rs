@@ -21,7 +21,10 @@ async fn a_turn_shows_the_first_fifty_findings_and_counts_the_rest() {
     let app = TestApp::spawn(&[("BACKEND_URL", backend.base.as_str())]).await;
     let lines = 1990;
     let response = app
-        .chat(&token("user-ann"), &json!({ "message": bait(lines) }))
+        .chat(
+            &backend.token("user-ann").await,
+            &json!({ "message": bait(lines) }),
+        )
         .await;
     let (status, body) = status_and_json(response).await;
     assert_eq!(status, 200, "{body}");
@@ -67,7 +70,10 @@ async fn the_language_model_is_sent_the_fifty_and_told_how_many_there_were() {
     ];
     let app = TestApp::spawn(&settings).await;
     let response = app
-        .chat(&token("user-ann"), &json!({ "message": bait(1000) }))
+        .chat(
+            &backend.token("user-ann").await,
+            &json!({ "message": bait(1000) }),
+        )
         .await;
     assert_eq!(response.status(), 200);
     let sent = &stub.received()[0];

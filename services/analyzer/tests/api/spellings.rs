@@ -3,8 +3,8 @@
 //! and every other method is refused or routed nowhere; none reaches a handler unmetered.
 
 use crate::helpers::{TOKEN, TestApp};
-use testkit::raw::{Exchange, RawRequest, send};
-use testkit::sweep::Verdicts;
+use testkit::raw::{Exchange, RawRequest};
+use testkit::sweep::{Verdicts, no_route};
 
 /// Every operation the rule table meters, as (method, path).
 const METERED: [(&str, &str); 9] = [
@@ -27,11 +27,6 @@ fn refused(exchange: &Exchange) -> bool {
             .starts_with(r#"{"error":"rate_limited","group":""#)
 }
 
-fn unrouted(exchange: &Exchange) -> bool {
-    (exchange.status == 404 && exchange.body.contains(r#""message":"no route for "#))
-        || (exchange.status == 405 && exchange.body.contains(" is not allowed on "))
-}
-
 #[actix_web::test]
 async fn no_spelling_of_a_metered_path_reaches_its_handler_unmetered() {
     let budgets = ["ANALYZE", "LLM", "READ", "WRITE"]
@@ -41,20 +36,14 @@ async fn no_spelling_of_a_metered_path_reaches_its_handler_unmetered() {
     let address = app.base.trim_start_matches("http://").to_owned();
     let verdicts = Verdicts {
         refused: &refused,
-        unrouted: &unrouted,
+        unrouted: &no_route,
     };
     let mut served = Vec::new();
     for (method, path) in METERED {
         let request = RawRequest::new(method, path)
             .header("x-analyzer-token", TOKEN)
             .json("{}");
-        let mut spent = false;
-        for _ in 0..3 {
-            spent = spent || refused(&send(&address, &request).await);
-        }
-        assert!(spent, "{method} {path} is never refused");
-        served.extend(verdicts.spellings(&address, &request).await);
-        served.extend(verdicts.methods(&address, &request).await);
+        served.extend(verdicts.spend_and_sweep(&address, &request).await);
     }
     assert!(
         served.is_empty(),

@@ -6,7 +6,7 @@
 use crate::helpers::{SECRET, TestApp, fail_body};
 use platform::{JwtKeys, MapEnv, Subject, TokenKind};
 use std::time::Duration;
-use testkit::raw::{Exchange, RawRequest, send};
+use testkit::raw::{Exchange, RawRequest};
 use testkit::sweep::Verdicts;
 
 /// Every group at one request an hour: the second request of any kind is refused.
@@ -79,16 +79,6 @@ fn request(method: &str, path: &str, token: &str) -> RawRequest {
         .json("{}")
 }
 
-/// Sends `request` until the meter refuses it (each budget is one request).
-async fn spend(address: &str, request: &RawRequest) {
-    for _ in 0..3 {
-        if refused(&send(address, request).await) {
-            return;
-        }
-    }
-    panic!("{} {} is never refused", request.method, request.target);
-}
-
 #[actix_web::test]
 async fn no_spelling_of_a_metered_path_reaches_its_handler_unmetered() {
     let app = TestApp::spawn(&TINY_BUDGETS).await;
@@ -101,9 +91,7 @@ async fn no_spelling_of_a_metered_path_reaches_its_handler_unmetered() {
     let mut served = Vec::new();
     for (method, path) in METERED {
         let request = request(method, path, &token);
-        spend(&address, &request).await;
-        served.extend(verdicts.spellings(&address, &request).await);
-        served.extend(verdicts.methods(&address, &request).await);
+        served.extend(verdicts.spend_and_sweep(&address, &request).await);
     }
     assert!(
         served.is_empty(),
