@@ -2,37 +2,19 @@
 //! another replica, once. The replicas share one data directory, which with `REDIS_URL` holds
 //! only the outbox file the test reads the code from.
 
-use crate::support::{Node, Redis, SECRET, answer};
+use crate::support::{Node, Redis, SECRET, answer, last_mail};
 use platform::MapEnv;
 use platform::jwt::{JwtKeys, TokenKind};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 const EMAIL: &str = "grace@example.com";
 const INVALID_CODE: &str = r#"{"status":400,"message":"Invalid or expired code"}"#;
 
-/// The last code the outbox holds for `email`, once there is one (the code is mailed in the
-/// background; the wait returns when it arrives, and gives up after ten seconds).
+/// The last code mailed to `email`.
 async fn last_code(data_dir: &Path, email: &str) -> String {
-    let started = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(data_dir.join("outbox.jsonl")).unwrap_or_default();
-        let mail = text
-            .lines()
-            .rev()
-            .map(|line| serde_json::from_str::<Value>(line).expect("an outbox line"))
-            .find(|mail| mail["to"] == email);
-        if let Some(mail) = mail {
-            assert_eq!(mail["kind"], "otp");
-            return mail["code"].as_str().expect("a code").to_owned();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "no code mailed"
-        );
-        actix_web::rt::time::sleep(Duration::from_millis(10)).await;
-    }
+    let mail = last_mail(data_dir, email, "otp").await;
+    mail["code"].as_str().expect("a code").to_owned()
 }
 
 #[actix_web::test]

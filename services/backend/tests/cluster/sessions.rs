@@ -2,24 +2,13 @@
 //! and a session ended on one replica (a reused refresh token, a password reset) is refused by
 //! the other, access and refresh tokens alike, in the exact envelopes.
 
-use crate::support::{Node, Redis, answer};
+use crate::support::{Node, Redis, answer, last_mail};
 use serde_json::{Value, json};
-use std::path::Path;
 
 const EMAIL: &str = "hedy@example.com";
 const PASSWORD: &str = "correct horse battery";
 const TOKEN_REFUSED: &str = r#"{"status":401,"message":"Invalid or expired token"}"#;
 const AUTH_REQUIRED: &str = r#"{"status":"UNAUTHORIZED","message":"authentication required"}"#;
-
-/// The last mail of `kind` the shared outbox holds for `email`.
-fn last_mail(data_dir: &Path, kind: &str) -> Value {
-    let text = std::fs::read_to_string(data_dir.join("outbox.jsonl")).expect("an outbox");
-    text.lines()
-        .rev()
-        .map(|line| serde_json::from_str::<Value>(line).expect("an outbox line"))
-        .find(|mail| mail["to"] == EMAIL && mail["kind"] == kind)
-        .expect("a mail of that kind")
-}
 
 /// (access, refresh) of a `{"accessToken","refreshToken"}` answer.
 async fn tokens(response: reqwest::Response) -> (String, String) {
@@ -61,7 +50,8 @@ async fn a_session_ended_on_one_replica_is_refused_on_the_other() {
     );
     let signup = json!({ "email": EMAIL, "password": PASSWORD, "name": "Hedy" });
     assert_eq!(one.post("/api/v1/auth/signup", &signup).await.status(), 201);
-    let code = json!({ "email": EMAIL, "code": last_mail(data.path(), "otp")["code"] });
+    let code =
+        json!({ "email": EMAIL, "code": last_mail(data.path(), EMAIL, "otp").await["code"] });
     let (first_access, first_refresh) =
         tokens(one.post("/api/v1/auth/verify-otp", &code).await).await;
     assert_eq!(protected(&other, &first_access).await.0, 200);
@@ -84,7 +74,7 @@ async fn a_session_ended_on_one_replica_is_refused_on_the_other() {
     let forgot = json!({ "email": EMAIL });
     let asked = other.post("/api/v1/auth/forgot-password", &forgot).await;
     assert_eq!(asked.status(), 202);
-    let link = last_mail(data.path(), "password_reset")["link"]
+    let link = last_mail(data.path(), EMAIL, "password_reset").await["link"]
         .as_str()
         .expect("a link")
         .to_owned();

@@ -110,3 +110,26 @@ pub async fn answer(response: reqwest::Response) -> (u16, Option<String>, String
         .map(|value| value.to_str().expect("an ASCII header").to_owned());
     (status, retry_after, response.text().await.expect("a body"))
 }
+
+/// The last mail of `kind` the shared outbox under `data_dir` holds for `email`, once there is
+/// one (account mail is sent in the background; the wait returns when it arrives, and gives up
+/// after ten seconds).
+pub async fn last_mail(data_dir: &std::path::Path, email: &str, kind: &str) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(data_dir.join("outbox.jsonl")).unwrap_or_default();
+        let mail = text
+            .lines()
+            .rev()
+            .map(|line| serde_json::from_str::<Value>(line).expect("an outbox line"))
+            .find(|mail| mail["to"] == email && mail["kind"] == kind);
+        if let Some(mail) = mail {
+            return mail;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "no {kind} mailed to {email}"
+        );
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
