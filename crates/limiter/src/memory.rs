@@ -1,21 +1,33 @@
-//! The in-memory backend: GCRA state in a bounded, sharded LRU map.
+//! The in-memory backend: GCRA state in a bounded, sharded table that forgets what costs
+//! nothing first.
 //!
 //! The key is attacker-influenced on IP-keyed groups, so an unbounded map is the denial of
-//! service the limiter exists to prevent. Each shard holds `max_tracked_keys / shards`
-//! buckets; the least recently used is forgotten first, and a forgotten key comes back with
-//! a full bucket (fail-open). Sharding keeps two cores from queueing on one lock.
+//! service the limiter exists to prevent; but *what* a bounded map forgets decides whether a
+//! flood of fresh keys can reset the one budget that matters. A bucket whose theoretical
+//! arrival time (TAT) is at or before now is full: forgetting it changes no decision. A bucket
+//! whose TAT is ahead of now is in debt: it is the budget being enforced. So when a shard is
+//! full, the bucket with the smallest TAT goes: a full one while there is any, and only when
+//! every bucket is in debt the one whose debt ends soonest (counted as `evicted`). A flood of
+//! one-request keys (each a few seconds in debt) cannot push out a key that spent its hour.
+//!
+//! Each shard is a `hashbrown` table keyed by the digest (already uniform, so its bytes are
+//! the hash) beside a lazy min-heap of TATs: a decision touches only the table; the heap
+//! holds one entry per bucket with the TAT it had when pushed, never more than its TAT now
+//! (a TAT only grows), so the heap's least entry that is not stale is the least TAT of all.
+//! A stale entry met at eviction is pushed again with its bucket's TAT now.
 
 use crate::decision::Decision;
 use crate::gcra::Gcra;
 use crate::key::KeyDigest;
-use lru::LruCache;
-use std::num::NonZeroUsize;
+use hashbrown::HashTable;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 const SHARDS: usize = 16;
 
 /// One bucket's identity inside a limiter: which group, whose key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BucketKey {
     /// The group's index in its limiter.
     pub group: u16,
@@ -23,20 +35,101 @@ pub struct BucketKey {
     pub key: KeyDigest,
 }
 
+impl BucketKey {
+    /// The table's hash: the digest's bytes (uniform already), mixed with the group.
+    fn hash(&self) -> u64 {
+        let bytes = self.key.as_bytes();
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[..8]);
+        u64::from_le_bytes(word) ^ (u64::from(self.group) << 48)
+    }
+}
+
 /// What one decision did to the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stored {
     /// The bucket's answer.
     pub decision: Decision,
-    /// True when storing this bucket pushed another one out.
+    /// True when keeping this bucket forgot another one that was still in debt.
     pub evicted: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    bucket: BucketKey,
+    tat: u64,
+}
+
+/// One shard's buckets.
+#[derive(Debug)]
+struct Buckets {
+    table: HashTable<Slot>,
+    /// Least TAT first; an entry's TAT is at most its bucket's TAT now.
+    heap: BinaryHeap<Reverse<(u64, BucketKey)>>,
+    capacity: usize,
+}
+
+impl Buckets {
+    fn new(capacity: usize) -> Self {
+        Self {
+            table: HashTable::with_capacity(capacity),
+            heap: BinaryHeap::with_capacity(capacity),
+            capacity,
+        }
+    }
+
+    fn decide(&mut self, bucket: BucketKey, gcra: &Gcra, now: u64) -> Stored {
+        let hash = bucket.hash();
+        if let Some(slot) = self.table.find_mut(hash, |slot| slot.bucket == bucket) {
+            let (decision, next) = gcra.decide(Some(slot.tat), now);
+            if let Some(next) = next {
+                slot.tat = next;
+            }
+            return Stored {
+                decision,
+                evicted: false,
+            };
+        }
+        let (decision, next) = gcra.decide(None, now);
+        let Some(tat) = next else {
+            return Stored {
+                decision,
+                evicted: false,
+            };
+        };
+        let evicted = self.table.len() >= self.capacity && self.forget_least(now);
+        self.table
+            .insert_unique(hash, Slot { bucket, tat }, |slot| slot.bucket.hash());
+        self.heap.push(Reverse((tat, bucket)));
+        Stored { decision, evicted }
+    }
+
+    /// Forgets the bucket with the least TAT; true when it was still in debt.
+    fn forget_least(&mut self, now: u64) -> bool {
+        while let Some(Reverse((pushed, bucket))) = self.heap.pop() {
+            let Ok(entry) = self
+                .table
+                .find_entry(bucket.hash(), |slot| slot.bucket == bucket)
+            else {
+                continue;
+            };
+            let tat = entry.get().tat;
+            if tat > pushed {
+                self.heap.push(Reverse((tat, bucket)));
+                continue;
+            }
+            entry.remove();
+            return tat > now;
+        }
+        false
+    }
 }
 
 /// One shard, alone on its cache lines (two, for the adjacent-line prefetcher), so two cores
 /// on two shards never write to one line.
 #[derive(Debug)]
 #[repr(align(128))]
-struct Shard(Mutex<LruCache<BucketKey, u64>>);
+struct Shard(Mutex<Buckets>);
 
 /// A bounded map of bucket states.
 #[derive(Debug)]
@@ -49,36 +142,24 @@ impl MemoryStore {
     pub fn new(max_tracked_keys: usize) -> Self {
         let max_tracked_keys = max_tracked_keys.max(1);
         let shard_count = SHARDS.min(max_tracked_keys);
-        let per_shard =
-            NonZeroUsize::new(max_tracked_keys / shard_count).unwrap_or(NonZeroUsize::MIN);
+        let per_shard = (max_tracked_keys / shard_count).max(1);
         let shards = (0..shard_count)
-            .map(|_| Shard(Mutex::new(LruCache::new(per_shard))))
+            .map(|_| Shard(Mutex::new(Buckets::new(per_shard))))
             .collect();
         Self { shards }
     }
 
     /// Decides one request at `now` (nanoseconds on the limiter's clock).
     pub fn decide(&self, bucket: BucketKey, gcra: &Gcra, now: u64) -> Stored {
-        let mut shard = self.shard(&bucket.key);
-        if let Some(tat) = shard.get_mut(&bucket) {
-            let (decision, next) = gcra.decide(Some(*tat), now);
-            if let Some(next) = next {
-                *tat = next;
-            }
-            return Stored {
-                decision,
-                evicted: false,
-            };
-        }
-        let (decision, next) = gcra.decide(None, now);
-        // A new key: `push` hands back an entry only when it pushed one out.
-        let evicted = next.is_some_and(|tat| shard.push(bucket, tat).is_some());
-        Stored { decision, evicted }
+        self.shard(&bucket.key).decide(bucket, gcra, now)
     }
 
     /// Buckets tracked now.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|shard| lock(&shard.0).len()).sum()
+        self.shards
+            .iter()
+            .map(|shard| lock(&shard.0).table.len())
+            .sum()
     }
 
     /// True when no bucket is tracked.
@@ -90,11 +171,11 @@ impl MemoryStore {
     pub fn capacity(&self) -> usize {
         self.shards
             .iter()
-            .map(|shard| lock(&shard.0).cap().get())
+            .map(|shard| lock(&shard.0).capacity)
             .sum()
     }
 
-    fn shard(&self, key: &KeyDigest) -> MutexGuard<'_, LruCache<BucketKey, u64>> {
+    fn shard(&self, key: &KeyDigest) -> MutexGuard<'_, Buckets> {
         lock(&self.shards[usize::from(key.shard_byte()) % self.shards.len()].0)
     }
 }
@@ -105,33 +186,4 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn capacity_never_exceeds_the_bound() {
-        for max in [1, 5, 16, 17, 20_000] {
-            let store = MemoryStore::new(max);
-            assert!(store.capacity() <= max, "max {max}");
-            assert!(store.capacity() >= max * 15 / 16, "max {max}");
-        }
-    }
-
-    #[test]
-    fn an_evicted_key_comes_back_full() {
-        let store = MemoryStore::new(1);
-        let gcra = Gcra::new(&"1/1h".parse().unwrap());
-        let first = BucketKey {
-            group: 0,
-            key: KeyDigest::of("a"),
-        };
-        let second = BucketKey {
-            group: 0,
-            key: KeyDigest::of("b"),
-        };
-        assert!(store.decide(first, &gcra, 0).decision.is_allowed());
-        assert!(!store.decide(first, &gcra, 0).decision.is_allowed());
-        assert!(store.decide(second, &gcra, 0).evicted);
-        assert!(store.decide(first, &gcra, 0).decision.is_allowed());
-    }
-}
+mod tests;

@@ -10,6 +10,7 @@ mod expensive;
 mod expensive_bounds;
 mod failures;
 mod filters;
+mod flood;
 mod helpers;
 mod keys;
 mod mfa_user;
