@@ -5,11 +5,15 @@ use crate::decision::Decision;
 use crate::gcra::Gcra;
 use crate::key::KeyDigest;
 use crate::memory::{BucketKey, MemoryStore};
-use crate::metrics::{GroupCounters, LimiterMetrics, Outcome, Source};
+use crate::metrics::{GroupCounters, LimiterMetrics, Outcome};
 use crate::policy::Policy;
 use crate::redis_store::{RedisConfig, RedisStore};
+use futures_util::future::{BoxFuture, Either, Ready, ready};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A decision: ready at once from memory, or Redis's round trip.
+type CheckFuture<'a> = Either<Ready<Decision>, BoxFuture<'a, Decision>>;
 
 /// The default bound on tracked buckets per limiter.
 pub const DEFAULT_MAX_TRACKED_KEYS: usize = 20_000;
@@ -131,9 +135,8 @@ impl Limiter {
 
     /// Decides one request on one bucket. Never blocks: memory answers at once, Redis within
     /// its timeout or locally.
-    pub async fn check(&self, id: GroupId, key: KeyDigest) -> Decision {
+    pub fn check(&self, id: GroupId, key: KeyDigest) -> impl Future<Output = Decision> + '_ {
         self.check_at(id, key, duration_nanos(self.inner.clock.now()))
-            .await
     }
 
     /// Decides one request on several buckets (per IP *and* per recipient, say): refused if
@@ -151,21 +154,26 @@ impl Limiter {
         Verdict { checked }
     }
 
-    async fn check_at(&self, id: GroupId, key: KeyDigest, now: u64) -> Decision {
+    /// The memory backend answers at once; only a Redis decision is a future worth its size
+    /// (boxed, so a memory decision never moves the Redis path's state around).
+    fn check_at(&self, id: GroupId, key: KeyDigest, now: u64) -> CheckFuture<'_> {
         let group = self.group(id);
         let bucket = BucketKey { group: id.0, key };
-        let (decision, source) = match &self.inner.backend {
-            Backend::Memory(store) => {
-                let stored = store.decide(bucket, &group.gcra, now);
-                let evicted = stored.evicted;
-                (stored.decision, Source::Memory { evicted })
-            }
-            Backend::Redis(store) => store.decide(&group.name, bucket, &group.gcra, now).await,
-        };
-        group
-            .counters
-            .record_decision(key.shard_byte(), &decision, source);
-        decision
+        match &self.inner.backend {
+            Backend::Memory(store) => Either::Left(ready(store.decide_counted(
+                bucket,
+                &group.gcra,
+                now,
+                &group.counters,
+            ))),
+            Backend::Redis(store) => Either::Right(Box::pin(async move {
+                let (decision, source) = store.decide(&group.name, bucket, &group.gcra, now).await;
+                group
+                    .counters
+                    .record_decision(key.shard_byte(), &decision, source);
+                decision
+            })),
+        }
     }
 
     /// Buckets held in this process (for Redis, the local fallback's).

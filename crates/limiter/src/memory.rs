@@ -15,13 +15,22 @@
 //! holds one entry per bucket with the TAT it had when pushed, never more than its TAT now
 //! (a TAT only grows), so the heap's least entry that is not stale is the least TAT of all.
 //! A stale entry met at eviction is pushed again with its bucket's TAT now.
+//!
+//! The bound is the whole store's (`max_tracked_keys`, one atomic count taken when a bucket
+//! is added), so as many live keys as the bound fit however unevenly they fall on the shards;
+//! a shard also stops at twice its share, so keys aimed at one shard cannot take the rest.
+//! When a bucket must go, it is the least TAT *of its shard*: exact within the shard, where
+//! the key's digest put it. A key aimed at a victim's shard only pushes out the victim by
+//! being deeper in debt than the victim, which costs the attacker that budget on every key.
 
 use crate::decision::Decision;
 use crate::gcra::Gcra;
 use crate::key::KeyDigest;
+use crate::metrics::GroupCounters;
 use hashbrown::HashTable;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 const SHARDS: usize = 16;
@@ -70,15 +79,24 @@ struct Buckets {
 }
 
 impl Buckets {
-    fn new(capacity: usize) -> Self {
+    /// Room allocated for `expected` buckets, growing to at most `capacity`.
+    fn new(expected: usize, capacity: usize) -> Self {
         Self {
-            table: HashTable::with_capacity(capacity),
-            heap: BinaryHeap::with_capacity(capacity),
+            table: HashTable::with_capacity(expected),
+            heap: BinaryHeap::with_capacity(expected),
             capacity,
         }
     }
 
-    fn decide(&mut self, bucket: BucketKey, gcra: &Gcra, now: u64) -> Stored {
+    /// Decides on `bucket`; a new bucket is kept when `room` grants a place in the store (or
+    /// the shard forgets its least bucket for it).
+    fn decide(
+        &mut self,
+        bucket: BucketKey,
+        gcra: &Gcra,
+        now: u64,
+        room: impl FnOnce() -> bool,
+    ) -> Stored {
         let hash = bucket.hash();
         if let Some(slot) = self.table.find_mut(hash, |slot| slot.bucket == bucket) {
             let (decision, next) = gcra.decide(Some(slot.tat), now);
@@ -97,15 +115,28 @@ impl Buckets {
                 evicted: false,
             };
         };
-        let evicted = self.table.len() >= self.capacity && self.forget_least(now);
+        let evicted = match self.table.len() < self.capacity && room() {
+            true => false,
+            false => match self.forget_least(now) {
+                Some(in_debt) => in_debt,
+                // Nothing here to forget and no room elsewhere: this bucket is the one forgotten.
+                None => {
+                    return Stored {
+                        decision,
+                        evicted: tat > now,
+                    };
+                }
+            },
+        };
         self.table
             .insert_unique(hash, Slot { bucket, tat }, |slot| slot.bucket.hash());
         self.heap.push(Reverse((tat, bucket)));
         Stored { decision, evicted }
     }
 
-    /// Forgets the bucket with the least TAT; true when it was still in debt.
-    fn forget_least(&mut self, now: u64) -> bool {
+    /// Forgets the bucket with the least TAT: `Some(true)` when it was still in debt, `None`
+    /// when the shard holds none.
+    fn forget_least(&mut self, now: u64) -> Option<bool> {
         while let Some(Reverse((pushed, bucket))) = self.heap.pop() {
             let Ok(entry) = self
                 .table
@@ -119,9 +150,9 @@ impl Buckets {
                 continue;
             }
             entry.remove();
-            return tat > now;
+            return Some(tat > now);
         }
-        false
+        None
     }
 }
 
@@ -135,6 +166,9 @@ struct Shard(Mutex<Buckets>);
 #[derive(Debug)]
 pub struct MemoryStore {
     shards: Box<[Shard]>,
+    /// Buckets held in all shards; never more than `max_tracked_keys`.
+    tracked: AtomicUsize,
+    max_tracked_keys: usize,
 }
 
 impl MemoryStore {
@@ -142,16 +176,47 @@ impl MemoryStore {
     pub fn new(max_tracked_keys: usize) -> Self {
         let max_tracked_keys = max_tracked_keys.max(1);
         let shard_count = SHARDS.min(max_tracked_keys);
-        let per_shard = (max_tracked_keys / shard_count).max(1);
+        let share = max_tracked_keys.div_ceil(shard_count);
+        let per_shard = (2 * share).min(max_tracked_keys);
         let shards = (0..shard_count)
-            .map(|_| Shard(Mutex::new(Buckets::new(per_shard))))
+            .map(|_| Shard(Mutex::new(Buckets::new(share, per_shard))))
             .collect();
-        Self { shards }
+        Self {
+            shards,
+            tracked: AtomicUsize::new(0),
+            max_tracked_keys,
+        }
     }
 
     /// Decides one request at `now` (nanoseconds on the limiter's clock).
     pub fn decide(&self, bucket: BucketKey, gcra: &Gcra, now: u64) -> Stored {
-        self.shard(&bucket.key).decide(bucket, gcra, now)
+        let mut shard = lock(&self.shards[self.shard_index(&bucket.key)].0);
+        shard.decide(bucket, gcra, now, || self.room())
+    }
+
+    /// [`Self::decide`], counted in `counters` while the shard is still locked: for a store
+    /// that is its groups' only writer (a limiter's memory backend, not Redis's fallback).
+    pub(crate) fn decide_counted(
+        &self,
+        bucket: BucketKey,
+        gcra: &Gcra,
+        now: u64,
+        counters: &GroupCounters,
+    ) -> Decision {
+        let index = self.shard_index(&bucket.key);
+        let mut shard = lock(&self.shards[index].0);
+        let stored = shard.decide(bucket, gcra, now, || self.room());
+        counters.record_serialized(index, &stored.decision, stored.evicted);
+        stored.decision
+    }
+
+    /// Takes a place for one more bucket, if the store has one.
+    fn room(&self) -> bool {
+        self.tracked
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                (held < self.max_tracked_keys).then_some(held + 1)
+            })
+            .is_ok()
     }
 
     /// Buckets tracked now.
@@ -169,14 +234,11 @@ impl MemoryStore {
 
     /// The most buckets this store will ever hold.
     pub fn capacity(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|shard| lock(&shard.0).capacity)
-            .sum()
+        self.max_tracked_keys
     }
 
-    fn shard(&self, key: &KeyDigest) -> MutexGuard<'_, Buckets> {
-        lock(&self.shards[usize::from(key.shard_byte()) % self.shards.len()].0)
+    fn shard_index(&self, key: &KeyDigest) -> usize {
+        usize::from(key.shard_byte()) % self.shards.len()
     }
 }
 

@@ -97,6 +97,27 @@ impl GroupCounters {
         self.record(stripe, outcome);
     }
 
+    /// Counts one decision of the memory store, made under the lock of its shard `shard`.
+    /// That store is the group's only writer (a limiter's groups are its own) and its shard
+    /// `n` writes only stripe `n`, so the shard's lock already orders every write of the
+    /// stripe: a plain load and store per counter is exact, and saves the atomic
+    /// read-modify-write on the hot path of every request.
+    pub(crate) fn record_serialized(&self, shard: usize, decision: &Decision, evicted: bool) {
+        let counts = &self.stripes[shard % STRIPES].0;
+        let bump = |outcome: Outcome| {
+            let counter = &counts[outcome as usize];
+            counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        };
+        if evicted {
+            bump(Outcome::Evicted);
+        }
+        bump(if decision.is_allowed() {
+            Outcome::Allowed
+        } else {
+            Outcome::Refused
+        });
+    }
+
     pub(crate) fn get(&self, outcome: Outcome) -> u64 {
         self.stripes
             .iter()

@@ -28,6 +28,20 @@ fn capacity_never_exceeds_the_bound() {
 }
 
 #[test]
+fn as_many_live_keys_as_the_bound_fit_however_they_fall_on_the_shards() {
+    let store = MemoryStore::new(20_000);
+    let gcra = gcra("1000000/1s");
+    for n in 0..20_000u32 {
+        let stored = store.decide(bucket(&n.to_string()), &gcra, 0);
+        assert!(!stored.evicted, "key {n}");
+    }
+    assert_eq!(store.len(), 20_000);
+    let stored = store.decide(bucket("one more"), &gcra, 0);
+    assert!(stored.evicted, "past the bound a bucket in debt goes");
+    assert_eq!(store.len(), 20_000);
+}
+
+#[test]
 fn an_evicted_key_comes_back_full() {
     let store = MemoryStore::new(1);
     let gcra = gcra("1/1h");
@@ -40,16 +54,16 @@ fn an_evicted_key_comes_back_full() {
 
 #[test]
 fn a_full_bucket_goes_before_any_in_debt_and_is_not_counted() {
-    let mut buckets = Buckets::new(2);
+    let mut buckets = Buckets::new(2, 2);
     let (hourly, minutely) = (gcra("1/1h"), gcra("1/1m"));
-    buckets.decide(bucket("spent"), &hourly, 0);
-    buckets.decide(bucket("refilled"), &minutely, 0);
+    buckets.decide(bucket("spent"), &hourly, 0, || true);
+    buckets.decide(bucket("refilled"), &minutely, 0, || true);
     // Two minutes on, "refilled" is full again (its TAT passed): it carries nothing.
-    let stored = buckets.decide(bucket("new"), &minutely, 120 * SECOND);
+    let stored = buckets.decide(bucket("new"), &minutely, 120 * SECOND, || true);
     assert!(!stored.evicted, "forgetting a full bucket costs nothing");
     assert!(
         !buckets
-            .decide(bucket("spent"), &hourly, 120 * SECOND)
+            .decide(bucket("spent"), &hourly, 120 * SECOND, || true)
             .decision
             .is_allowed()
     );
@@ -57,15 +71,15 @@ fn a_full_bucket_goes_before_any_in_debt_and_is_not_counted() {
 
 #[test]
 fn when_all_are_in_debt_the_least_debt_goes() {
-    let mut buckets = Buckets::new(2);
+    let mut buckets = Buckets::new(2, 2);
     let (hourly, minutely) = (gcra("1/1h"), gcra("1/1m"));
-    buckets.decide(bucket("hour"), &hourly, 0);
-    buckets.decide(bucket("minute"), &minutely, 0);
-    let stored = buckets.decide(bucket("new"), &minutely, SECOND);
+    buckets.decide(bucket("hour"), &hourly, 0, || true);
+    buckets.decide(bucket("minute"), &minutely, 0, || true);
+    let stored = buckets.decide(bucket("new"), &minutely, SECOND, || true);
     assert!(stored.evicted);
     assert!(
         !buckets
-            .decide(bucket("hour"), &hourly, SECOND)
+            .decide(bucket("hour"), &hourly, SECOND, || true)
             .decision
             .is_allowed()
     );
@@ -102,7 +116,7 @@ fn operations() -> impl Strategy<Value = Vec<(u8, u64)>> {
 proptest! {
     #[test]
     fn no_bucket_in_debt_is_forgotten_while_a_full_one_is_kept(ops in operations()) {
-        let mut buckets = Buckets::new(4);
+        let mut buckets = Buckets::new(4, 4);
         let policies = [gcra("2/10s"), gcra("1/1m"), gcra("3/1h")];
         let mut now = 0;
         for (key, step) in ops {
@@ -110,7 +124,7 @@ proptest! {
             let before: HashMap<BucketKey, u64> =
                 buckets.table.iter().map(|slot| (slot.bucket, slot.tat)).collect();
             let policy = &policies[usize::from(key) % policies.len()];
-            let stored = buckets.decide(bucket(&key.to_string()), policy, now);
+            let stored = buckets.decide(bucket(&key.to_string()), policy, now, || true);
             let after: HashMap<BucketKey, u64> =
                 buckets.table.iter().map(|slot| (slot.bucket, slot.tat)).collect();
             let forgotten: Vec<u64> = before
