@@ -8,6 +8,8 @@ mod metering;
 mod names;
 mod origins;
 mod process;
+mod raw_origin;
+mod replay;
 mod restart;
 mod rolling;
 mod rules;
