@@ -10,7 +10,7 @@
 //! - `ingress_origin_failures_total{origin,reason}`: requests an origin failed once they were
 //!   sent (`closed`, `malformed`, `timeout`, `upgrade`);
 //! - `ingress_client_errors_total{reason}`: requests the edge answered `400` (`host`,
-//!   `framing`, `path`, `body`);
+//!   `path`, `body`);
 //! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
 //! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now.
 

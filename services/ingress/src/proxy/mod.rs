@@ -137,6 +137,9 @@ impl Proxy {
         let websocket = headers::wants_websocket(request.method(), request.headers());
         let client_upgrade = websocket.then(|| hyper::upgrade::on(&mut request));
         prepare(&mut request, settings, peer, websocket, checked);
+        if !request.headers().contains_key(HOST) {
+            add_service_host(&mut request, pool.service());
+        }
         let deadline = self.config.estate.connect_retry_deadline;
         let reply = match forward::send(pool, settings, deadline, &self.metrics, request).await {
             Ok(reply) => reply,
@@ -221,6 +224,18 @@ fn prepare(
     *request.uri_mut() = Uri::from(path);
     // The origin leg is ours: HTTP/1.1 with keep-alive, whatever the client spoke.
     *request.version_mut() = Version::HTTP_11;
+}
+
+/// An HTTP/1.0 request without `Host` still needs one on the origin's HTTP/1.1 leg (RFC 9112
+/// §3.2): the service's own authority, as nginx's `$proxy_host`.
+fn add_service_host(request: &mut Request<Incoming>, service: &str) {
+    let authority = service
+        .parse::<Uri>()
+        .ok()
+        .and_then(|uri| uri.authority().cloned());
+    if let Some(host) = authority.and_then(|authority| authority.as_str().parse().ok()) {
+        request.headers_mut().insert(HOST, host);
+    }
 }
 
 fn log_refused(refusal: &Refusal) {

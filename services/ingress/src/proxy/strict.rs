@@ -4,12 +4,13 @@
 //!   it becomes the `Host` the origin receives), else the one `Host` header. Two `Host`
 //!   lines, an HTTP/1.1 request without one, an invalid value or a `user@` in either is a
 //!   400 (§3.2, RFC 9110 §4.2.4).
-//! - Framing: `Content-Length` beside `Transfer-Encoding` is a 400 (§6.1 lets a server refuse
-//!   it; forwarding it is how requests are smuggled).
+//! - Framing is hyper's: two different `Content-Length`s are its 400, and a request with both
+//!   `Content-Length` and `Transfer-Encoding` is read by its chunks, its length dropped and
+//!   its connection closed after the answer (§6.1), so nothing can be smuggled behind it.
 //! - The path, normalized ([`RequestPath`]); what it refuses is a 400.
 
 use crate::config::{BadPath, RequestPath, split_host_port};
-use http::header::{CONTENT_LENGTH, HOST, HeaderValue, TRANSFER_ENCODING};
+use http::header::{HOST, HeaderValue};
 use http::uri::Authority;
 use http::{Request, Version};
 
@@ -30,9 +31,6 @@ pub enum Refusal {
     /// No `Host`, two of them, or one that is not `host[:port]`.
     #[error("the request's Host is missing, repeated or invalid")]
     Host,
-    /// `Content-Length` and `Transfer-Encoding` together.
-    #[error("the request has both Content-Length and Transfer-Encoding")]
-    Framing,
     /// A path no origin agrees on.
     #[error("{0}")]
     Path(#[from] BadPath),
@@ -43,7 +41,6 @@ impl Refusal {
     pub fn reason(&self) -> &'static str {
         match self {
             Self::Host => "host",
-            Self::Framing => "framing",
             Self::Path(_) => "path",
         }
     }
@@ -51,10 +48,6 @@ impl Refusal {
 
 /// Checks `request`.
 pub fn check<B>(request: &Request<B>) -> Result<Checked, Refusal> {
-    let headers = request.headers();
-    if headers.contains_key(TRANSFER_ENCODING) && headers.contains_key(CONTENT_LENGTH) {
-        return Err(Refusal::Framing);
-    }
     let (host, authority) = host(request)?;
     let uri = request.uri();
     let path = RequestPath::parse(uri.path(), uri.query())?;
@@ -162,13 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn both_lengths_and_a_bad_path_are_refused() {
-        let mut both = request("/x", &["a.test"], Version::HTTP_11);
-        both.headers_mut()
-            .insert(CONTENT_LENGTH, HeaderValue::from_static("3"));
-        both.headers_mut()
-            .insert(TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
-        assert!(matches!(check(&both), Err(Refusal::Framing)));
+    fn a_bad_path_is_refused() {
         assert!(matches!(
             host_of("/a%2fb", &["a.test"]),
             Err(Refusal::Path(BadPath::Separator))

@@ -7,6 +7,7 @@ mod headers;
 mod metering;
 mod names;
 mod origins;
+mod paths;
 mod process;
 mod raw_origin;
 mod replay;
@@ -14,6 +15,9 @@ mod restart;
 mod rolling;
 mod rules;
 mod streaming;
+mod strict;
+mod timeout;
+mod upgrade;
 mod validate;
 mod websocket;
 
