@@ -2,11 +2,17 @@
 //! unreserved characters, matrix parameters and doubled slashes do not walk a request past
 //! a rule; encoded separators, double encoding, control characters and bytes that are not
 //! UTF-8 are the edge's 400; the origin receives the normalized path, so what a rule saw is
-//! what the origin routes. Swept with every spelling `testkit::spellings` knows.
+//! what the origin routes. Swept with every spelling `testkit::spellings` knows, against an
+//! origin that routes as the services do and one that answers everything: only full-width
+//! letters (`/ｂlocked`, another path: no Unicode folding) and spellings that normalize to
+//! another path reach an origin.
 
+use crate::origins::Origin;
 use crate::process::Ingress;
 use crate::strict::assert_edge_400;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use percent_encoding::percent_decode_str;
+use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use testkit::raw::{Exchange, RawRequest, send};
@@ -170,4 +176,30 @@ async fn no_spelling_of_a_blocked_path_reaches_its_handler() {
     assert_eq!(origin.blocked_hits.load(Ordering::Relaxed), 0);
     let swept = testkit::spellings::spellings("/blocked/inner").len();
     assert!(swept > 100, "only {swept} spellings were swept");
+}
+
+#[actix_web::test]
+async fn no_spelling_reaches_an_origin_that_answers_everything_as_the_blocked_path() {
+    let origin = Origin::start("echo");
+    let ingress = Ingress::start(&format!(
+        "ingress:\n  - path: (?i)^/blocked(/|$)\n    service: http_status:403\n  - service: {}\n",
+        origin.url()
+    ));
+    let address = ingress.proxy.to_string();
+    let mut reached = Vec::new();
+    for spelling in testkit::spellings::spellings("/blocked/inner") {
+        let exchange = send(&address, &RawRequest::new("GET", &spelling)).await;
+        if blocked(&exchange) || exchange.status == 400 {
+            // The rule, the edge's 400, or hyper's bare 400 for a target it cannot parse.
+            continue;
+        }
+        assert_eq!(exchange.status, 200, "{spelling}: {exchange:?}");
+        let seen: Value = serde_json::from_str(&exchange.body).expect("the echo");
+        let path = seen["path"].as_str().unwrap_or_default();
+        let decoded = percent_decode_str(path).decode_utf8_lossy().to_lowercase();
+        if decoded.contains("blocked") {
+            reached.push(format!("{spelling} reached the origin as {path}"));
+        }
+    }
+    assert!(reached.is_empty(), "{}", reached.join("\n"));
 }
