@@ -16,7 +16,7 @@ mod strict;
 mod tunnel;
 mod upstream;
 
-pub use headers::{END_TO_END, HSTS, X_FORWARDED_FOR, X_FORWARDED_HOST, X_FORWARDED_PROTO};
+pub use headers::{HSTS, X_FORWARDED_FOR, X_FORWARDED_HOST, X_FORWARDED_PROTO};
 pub use respond::{BAD_GATEWAY_BODY, BAD_GATEWAY_CONTENT_TYPE, ProxyBody};
 pub use upstream::UpstreamBody;
 
