@@ -51,12 +51,13 @@ pub struct RequestPath {
 impl RequestPath {
     /// Normalizes `path` (as the request line wrote it) followed by `query`.
     pub fn parse(path: &str, query: Option<&str>) -> Result<Self, BadPath> {
-        let normal = if path == "*" {
-            path.to_owned()
+        let (normal, matched) = if path == "*" || is_plain(path) {
+            (path.to_owned(), path.to_owned())
         } else {
-            canonical_path(path)?
+            let normal = canonical_path(path)?;
+            let matched = matched_view(&normal)?;
+            (normal, matched)
         };
-        let matched = matched_view(&normal)?;
         let forward = match query {
             Some(query) => format!("{normal}?{query}"),
             None => normal,
@@ -73,6 +74,17 @@ impl RequestPath {
     pub fn matched(&self) -> &str {
         &self.matched
     }
+}
+
+/// A path that is already its own normal and matched form (most are): no escape, no `;`, no
+/// `\`, no empty or dot segment.
+fn is_plain(path: &str) -> bool {
+    path.starts_with('/')
+        && !path.contains("//")
+        && !path.bytes().any(|byte| matches!(byte, b'%' | b';' | b'\\'))
+        && path
+            .split('/')
+            .all(|segment| segment != "." && segment != "..")
 }
 
 /// The path with unreserved characters decoded, escapes upper-cased, dot segments resolved.

@@ -91,3 +91,24 @@ fn the_query_goes_through_as_sent_and_options_star_stays() {
         "a lone %25 is a percent sign"
     );
 }
+
+#[test]
+fn a_plain_path_is_its_own_normal_form() {
+    for plain in [
+        "/",
+        "/a",
+        "/a/",
+        "/api/v1/login",
+        "/a.b/..c/.d",
+        "/café",
+        "/a+b/~x",
+    ] {
+        assert!(is_plain(plain), "{plain}");
+        let slow = canonical_path(plain).expect(plain);
+        assert_eq!(slow, plain);
+        assert_eq!(matched_view(&slow).expect(plain), plain);
+    }
+    for not_plain in ["//a", "/a/./b", "/a/..", "/a;b", "/%61", "/a\\b", "a"] {
+        assert!(!is_plain(not_plain), "{not_plain}");
+    }
+}
