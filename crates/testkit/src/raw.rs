@@ -88,12 +88,23 @@ impl Exchange {
 /// When the server cannot be reached, does not answer within [`EXCHANGE_TIMEOUT`], or answers
 /// something that is not HTTP/1.1: the test fails with the reason.
 pub async fn send(address: &str, request: &RawRequest) -> Exchange {
+    let label = format!("{} {}", request.method, request.target);
+    send_bytes(address, &wire(address, request), &label).await
+}
+
+/// Sends `bytes` as they are (a request head the test wrote whole: two `Host` lines, a
+/// chunked body, no `Host` at all) to `address` and reads the whole answer; `label` names the
+/// request in a failure.
+///
+/// # Panics
+/// As [`send`].
+pub async fn send_bytes(address: &str, bytes: &[u8], label: &str) -> Exchange {
     let exchange = async {
         let mut stream = TcpStream::connect(address)
             .await
             .expect("the server accepts");
         stream
-            .write_all(&wire(address, request))
+            .write_all(bytes)
             .await
             .expect("the request is written");
         let mut answer = Vec::new();
@@ -105,17 +116,10 @@ pub async fn send(address: &str, request: &RawRequest) -> Exchange {
     };
     let answer = tokio::time::timeout(EXCHANGE_TIMEOUT, exchange)
         .await
-        .unwrap_or_else(|_| {
-            panic!(
-                "{} {} got no answer in time",
-                request.method, request.target
-            )
-        });
+        .unwrap_or_else(|_| panic!("{label} got no answer in time"));
     parse(&answer).unwrap_or_else(|| {
         panic!(
-            "{} {}: not an HTTP answer: {:?}",
-            request.method,
-            request.target,
+            "{label}: not an HTTP answer: {:?}",
             String::from_utf8_lossy(&answer)
         )
     })

@@ -130,8 +130,15 @@ pub fn rule(env: &dyn Env, url: &str) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let decoded = percent_encoding::percent_decode_str(uri_path).decode_utf8_lossy();
-    let (index, matched) = config.find(host, &decoded);
+    let query = uri.as_ref().ok().and_then(http::Uri::query);
+    let request_path = match crate::config::RequestPath::parse(uri_path, query) {
+        Ok(request_path) => request_path,
+        Err(refused) => {
+            eprintln!("{url} is refused with 400 before any rule: {refused}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (index, matched) = config.find(host, request_path.matched());
     println!("Matched rule #{index}");
     println!("{}", matched.describe());
     if let crate::config::Service::Http(http) = &matched.service

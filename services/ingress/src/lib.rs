@@ -7,10 +7,13 @@
 //! `error code: 502`, and every answer carries HSTS.
 //!
 //! # Layout
-//! - [`config`]: the file, validated with cloudflared's rules and messages.
+//! - [`config`]: the file, validated with cloudflared's rules and messages, and the request
+//!   path as rules see it.
 //! - [`origin`]: origins, their pools (round-robin over those that are up), keep-alive
 //!   connections and active health checks.
-//! - [`proxy`]: matching, forwarding with connect retry, headers, tunnels, the 502.
+//! - [`proxy`]: RFC 9112 checks, matching on the normalized path, forwarding with connect
+//!   retry (and no request sent in a loop), headers, WebSocket tunnels, the edge's own
+//!   400, 502 and 504.
 //! - [`server`]: the accept loop and graceful stop; [`workers`]: one thread and runtime per
 //!   core on the proxied port; [`application`]: build, serve, drain.
 //! - [`admin`]: `/health` and `/metrics` on their own port; [`metrics`]: what they count.

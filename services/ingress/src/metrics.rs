@@ -5,8 +5,12 @@
 //! - `ingress_request_duration_seconds{rule}`: time to the response head;
 //! - `ingress_origin_connect_failures_total{origin}`: connections that could not be opened;
 //! - `ingress_connect_retry_waits_total`: pauses of a request waiting for an origin to accept;
-//! - `ingress_replays_total{origin}`: idempotent requests sent again after a connection to
-//!   this origin failed under them;
+//! - `ingress_replays_total{origin}`: idempotent requests sent again (and this time sent)
+//!   after a connection to this origin failed under them before any answer byte;
+//! - `ingress_origin_failures_total{origin,reason}`: requests an origin failed once they were
+//!   sent (`closed`, `malformed`, `timeout`, `upgrade`);
+//! - `ingress_client_errors_total{reason}`: requests the edge answered `400` (`host`,
+//!   `path`, `body`);
 //! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
 //! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now.
 
@@ -41,6 +45,19 @@ struct OriginLabels {
     origin: String,
 }
 
+/// Labels of one origin's failure.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct FailureLabels {
+    origin: String,
+    reason: &'static str,
+}
+
+/// Labels of one kind of client error.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ClientLabels {
+    reason: &'static str,
+}
+
 /// Every metric the proxy records.
 #[derive(Debug)]
 pub struct Metrics {
@@ -48,6 +65,8 @@ pub struct Metrics {
     durations: Family<RuleLabels, Histogram, fn() -> Histogram>,
     connect_failures: Family<OriginLabels, Counter>,
     replays: Family<OriginLabels, Counter>,
+    origin_failures: Family<FailureLabels, Counter>,
+    client_errors: Family<ClientLabels, Counter>,
     retry_waits: Counter,
     /// Requests being answered now.
     pub inflight: Gauge,
@@ -68,6 +87,8 @@ impl Metrics {
             durations: Family::new_with_constructor(duration_histogram),
             connect_failures: Family::default(),
             replays: Family::default(),
+            origin_failures: Family::default(),
+            client_errors: Family::default(),
             retry_waits: Counter::default(),
             inflight: Gauge::default(),
             tunnels: Gauge::default(),
@@ -85,6 +106,10 @@ impl Metrics {
         );
         let help = "Idempotent requests sent again after a connection failed under them";
         ingress.register("replays", help, metrics.replays.clone());
+        let help = "Requests an origin failed once sent, by reason";
+        ingress.register("origin_failures", help, metrics.origin_failures.clone());
+        let help = "Requests the edge answered 400, by reason";
+        ingress.register("client_errors", help, metrics.client_errors.clone());
         let help = "Pauses of a request waiting, within the retry deadline, for an origin";
         ingress.register("connect_retry_waits", help, metrics.retry_waits.clone());
         let help = "Requests being answered now";
@@ -121,6 +146,22 @@ impl Metrics {
             origin: origin.to_owned(),
         };
         self.replays.get_or_create(&labels).inc();
+    }
+
+    /// Counts a request `origin` failed after it was sent.
+    pub fn origin_failed(&self, origin: &str, reason: &'static str) {
+        let labels = FailureLabels {
+            origin: origin.to_owned(),
+            reason,
+        };
+        self.origin_failures.get_or_create(&labels).inc();
+    }
+
+    /// Counts a request refused as the client's error.
+    pub fn client_error(&self, reason: &'static str) {
+        self.client_errors
+            .get_or_create(&ClientLabels { reason })
+            .inc();
     }
 
     /// Counts a pause before another pass over the origins.

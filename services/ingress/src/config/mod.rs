@@ -9,14 +9,16 @@ mod error;
 mod estate;
 mod hostname;
 mod origin_request;
+mod path;
 mod raw;
 mod rule;
 mod service;
 
 pub use error::IngressError;
 pub use estate::{Estate, HealthCheck, Pool};
-pub use hostname::without_port;
+pub use hostname::{split_host_port, without_port};
 pub use origin_request::OriginRequest;
+pub use path::{BadPath, RequestPath};
 pub use rule::Rule;
 pub use service::{HttpService, Service};
 
@@ -107,8 +109,8 @@ impl IngressConfig {
         })
     }
 
-    /// The first rule matching `host` (its port is ignored) and the decoded `path`, with its
-    /// index from 0. The last rule matches everything, so there always is one.
+    /// The first rule matching `host` (its port is ignored) and `path` (a
+    /// [`RequestPath::matched`]), with its index from 0. The last rule matches everything, so there always is one.
     pub fn find(&self, host: &str, path: &str) -> (usize, &Rule) {
         let host = without_port(host);
         let last = self.rules.len() - 1;

@@ -1,6 +1,8 @@
 //! `originRequest`: the top-level defaults and each rule's overrides, resolved to values.
 //! Honoured: `connectTimeout`, `tcpKeepAlive`, `keepAliveConnections`, `keepAliveTimeout`,
-//! `httpHostHeader`; cloudflared's other keys (TLS, proxy, access, …) are ignored.
+//! `httpHostHeader`, and the estate's `responseTimeout` (cloudflared has no deadline on an
+//! origin's answer; the key is named like its timeouts); cloudflared's other keys (TLS,
+//! proxy, access, …) are ignored.
 
 use super::IngressError;
 use super::raw::RawOriginRequest;
@@ -20,7 +22,12 @@ pub struct OriginRequest {
     pub keep_alive_timeout: Duration,
     /// `Host` sent to the origin instead of the client's.
     pub http_host_header: Option<HeaderValue>,
+    /// How long an origin has to answer with a response head once the whole request is sent.
+    pub response_timeout: Duration,
 }
+
+/// Default `responseTimeout`: nginx's `proxy_read_timeout`.
+pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl Default for OriginRequest {
     /// cloudflared's defaults.
@@ -31,6 +38,7 @@ impl Default for OriginRequest {
             keep_alive_connections: 100,
             keep_alive_timeout: Duration::from_secs(90),
             http_host_header: None,
+            response_timeout: DEFAULT_RESPONSE_TIMEOUT,
         }
     }
 }
@@ -73,8 +81,27 @@ impl OriginRequest {
                 defaults.keep_alive_timeout,
             )?,
             http_host_header,
+            response_timeout: positive(
+                duration(
+                    &raw.response_timeout,
+                    "responseTimeout",
+                    defaults.response_timeout,
+                )?,
+                &key("responseTimeout"),
+            )?,
         })
     }
+}
+
+/// A deadline of zero would refuse every request: it must be more than that.
+fn positive(value: Duration, key: &str) -> Result<Duration, IngressError> {
+    if value.is_zero() {
+        return Err(IngressError::Invalid {
+            key: key.to_owned(),
+            reason: "must be more than 0s".to_owned(),
+        });
+    }
+    Ok(value)
 }
 
 /// A duration as cloudflared's files write them: `30s`, `1m30s`, `500ms`, `2h`.
@@ -107,6 +134,30 @@ mod tests {
         assert_eq!(resolved.connect_timeout, Duration::from_secs(90));
         assert_eq!(resolved.keep_alive_timeout, Duration::from_secs(4));
         assert_eq!(resolved.keep_alive_connections, 100);
+        assert_eq!(resolved.response_timeout, DEFAULT_RESPONSE_TIMEOUT);
+    }
+
+    #[test]
+    fn the_response_timeout_is_per_rule_and_more_than_zero() {
+        let rule = RawOriginRequest {
+            response_timeout: Some("250ms".to_owned()),
+            ..RawOriginRequest::default()
+        };
+        let resolved =
+            OriginRequest::resolve(&rule, &OriginRequest::default(), "x").expect("valid");
+        assert_eq!(resolved.response_timeout, Duration::from_millis(250));
+        let zero = RawOriginRequest {
+            response_timeout: Some("0s".to_owned()),
+            ..RawOriginRequest::default()
+        };
+        let error =
+            OriginRequest::resolve(&zero, &OriginRequest::default(), "Rule #2 originRequest")
+                .expect_err("zero")
+                .to_string();
+        assert_eq!(
+            error,
+            "Rule #2 originRequest.responseTimeout: must be more than 0s"
+        );
     }
 
     #[test]

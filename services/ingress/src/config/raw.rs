@@ -47,6 +47,9 @@ pub struct RawOriginRequest {
     pub keep_alive_connections: Option<usize>,
     /// How long an idle origin connection may be reused (cloudflared: 1m30s).
     pub keep_alive_timeout: Option<String>,
+    /// How long an origin has to answer a request's head, once the request is sent (ours:
+    /// cloudflared has no such deadline; default 60s).
+    pub response_timeout: Option<String>,
     /// The `Host` header sent to the origin instead of the client's.
     pub http_host_header: Option<String>,
 }

@@ -5,10 +5,11 @@
 //! ask for and cloudflared lacks (cloudflared #434, #725, PR #1745): the `estate:` extension.
 
 mod connect;
+mod counted;
 mod health;
 mod pool;
 
-pub use connect::{Sender, open};
+pub use connect::{Connection, Sender, open};
 pub use health::{probe, spawn_checks};
 pub use pool::{Pool, Pools};
 
@@ -36,7 +37,7 @@ pub struct Origin {
 /// A keep-alive connection waiting for its next request.
 #[derive(Debug)]
 struct Idle {
-    sender: Sender,
+    connection: Connection,
     since: Instant,
 }
 
@@ -92,22 +93,22 @@ impl Origin {
     }
 
     /// The most recent idle connection that is still open, ready and younger than `max_age`.
-    pub fn take_idle(&self, max_age: Duration) -> Option<Sender> {
+    pub fn take_idle(&self, max_age: Duration) -> Option<Connection> {
         let mut idle = self.lock_idle();
         while let Some(candidate) = idle.pop() {
-            if candidate.since.elapsed() < max_age && candidate.sender.is_ready() {
-                return Some(candidate.sender);
+            if candidate.since.elapsed() < max_age && candidate.connection.sender.is_ready() {
+                return Some(candidate.connection);
             }
         }
         None
     }
 
     /// Keeps a connection for reuse, unless `max_idle` are already kept.
-    pub fn put_idle(&self, sender: Sender, max_idle: usize) {
+    pub fn put_idle(&self, connection: Connection, max_idle: usize) {
         let mut idle = self.lock_idle();
         if idle.len() < max_idle && self.is_up() {
             idle.push(Idle {
-                sender,
+                connection,
                 since: Instant::now(),
             });
         }

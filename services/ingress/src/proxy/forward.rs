@@ -1,20 +1,23 @@
 //! Getting a request to an origin of its pool: round-robin over the origins that are up,
 //! then the others; an idle keep-alive connection first, a new one otherwise.
 //!
-//! Retrying is safe for any method while nothing of the request has been written: a
-//! connection that could not be opened (refused, timed out, no route, no such name), or a
-//! kept connection that hyper found closed before it wrote the request (hyper hands the
-//! request back). Once bytes have been written, only a [`Replay`] (idempotent, no body) is
-//! sent again; anything else is a 502, because the origin may have acted on it. Until
+//! Nothing written, nothing lost: a connection that could not be opened (refused, timed out,
+//! no route, no such name), or a kept one that hyper found closed before it wrote the request
+//! (hyper hands the request back), moves any request on to the next origin, and until
 //! `estate.connectRetryDeadline` has passed, a request whose every origin failed that way
-//! pauses and tries again. An origin that failed a request is offered last for a while.
+//! pauses and tries again. Once the request has been written, it goes to no origin twice
+//! (see [`super::attempt`]): an idempotent one without a body goes once to each *other*
+//! origin if its connection closed before any answer byte; a malformed answer, a missed
+//! response deadline or any other request is answered at once. An origin that failed a
+//! request is offered last for a while.
 
+use super::attempt::{Attempt, Outgoing, Trip};
+use super::replay::Replay;
+use super::upstream::UpstreamBody;
 use crate::config::OriginRequest;
 use crate::metrics::Metrics;
-use crate::origin::{self, Origin, Pool, Sender};
-use crate::proxy::replay::{Replay, UpstreamBody};
+use crate::origin::{Connection, Origin, Pool};
 use http::{Request, Response};
-use http_body_util::Either;
 use hyper::body::Incoming;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +33,7 @@ pub struct Reply {
     /// The response head; the body streams from the origin.
     pub response: Response<Incoming>,
     /// The connection, to be reused once the body is done.
-    pub sender: Sender,
+    pub connection: Connection,
     /// Where it came from.
     pub origin: Arc<Origin>,
 }
@@ -40,15 +43,40 @@ pub struct Reply {
 pub enum Failure {
     /// No origin accepted it before the deadline; nothing was sent.
     Unreachable,
-    /// It was sent, and the connection failed before the response head.
-    Broken(hyper::Error),
+    /// It was sent to `origin`, which failed it.
+    Origin {
+        /// `host:port`.
+        origin: String,
+        /// How.
+        fault: Fault,
+    },
+    /// The client's own body broke while it was being forwarded.
+    Client(hyper::Error),
 }
 
-/// What one try on one origin came to.
-enum Attempt {
-    Answered(Reply),
-    NotSent(Request<UpstreamBody>),
-    Broken(hyper::Error),
+/// How an origin failed a request it was sent.
+#[derive(Debug, thiserror::Error)]
+pub enum Fault {
+    /// The connection closed before a byte of answer came back.
+    #[error("the connection closed before any answer: {0}")]
+    Closed(hyper::Error),
+    /// What came back is not an HTTP/1.1 answer head, or stopped inside one.
+    #[error("the answer was malformed: {0}")]
+    Malformed(hyper::Error),
+    /// No answer head within `responseTimeout` of the request being sent.
+    #[error("no answer within the response timeout")]
+    TimedOut,
+}
+
+impl Fault {
+    /// The `reason` label of `ingress_origin_failures_total`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Self::Closed(_) => "closed",
+            Self::Malformed(_) => "malformed",
+            Self::TimedOut => "timeout",
+        }
+    }
 }
 
 /// Sends `request` to an origin of `pool`, retrying what was not sent until `deadline`.
@@ -59,85 +87,50 @@ pub async fn send(
     metrics: &Metrics,
     request: Request<Incoming>,
 ) -> Result<Reply, Failure> {
-    let replay = Replay::of(&request);
-    let mut request = request.map(Either::Left);
+    let mut trip = Trip::new(settings, metrics, pool.cooldown(), Replay::of(&request));
+    let (head, body) = request.into_parts();
+    let (body, watch) = UpstreamBody::client(body);
+    let mut outgoing = Outgoing {
+        request: Request::from_parts(head, body),
+        watch,
+    };
     let give_up = Instant::now() + deadline;
     let mut pause = FIRST_PAUSE;
-    let mut timeout = settings.connect_timeout;
+    let mut connect_timeout = settings.connect_timeout;
+    let mut failed = None;
     loop {
         for origin in pool.candidates() {
-            match attempt(&origin, settings, timeout, request).await {
+            if trip.is_spent(&origin) {
+                continue;
+            }
+            outgoing = match trip.attempt(&origin, connect_timeout, outgoing).await {
                 Attempt::Answered(reply) => return Ok(reply),
                 Attempt::NotSent(back) => {
                     origin.mark_refused(pool.cooldown());
                     metrics.connect_failed(origin.dial());
-                    request = back;
+                    back
                 }
-                Attempt::Broken(error) => {
-                    let Some(replay) = &replay else {
-                        return Err(Failure::Broken(error));
-                    };
-                    origin.mark_refused(pool.cooldown());
-                    metrics.replayed(origin.dial());
-                    log_replayed(origin.dial(), &error);
-                    request = replay.request();
+                Attempt::Failed(sent) => {
+                    let (replay, failure) = trip.failed(&origin, sent)?;
+                    failed = Some(failure);
+                    replay
                 }
-            }
+            };
         }
         let now = Instant::now();
-        if now >= give_up {
-            return Err(Failure::Unreachable);
+        let left = pool
+            .candidates()
+            .iter()
+            .any(|origin| !trip.is_spent(origin));
+        if !left || now >= give_up {
+            return Err(failed.unwrap_or(Failure::Unreachable));
         }
         metrics.retry_wait();
         tokio::time::sleep(pause.min(give_up - now)).await;
         pause = (pause * 2).min(MAX_PAUSE);
-        timeout = settings
+        connect_timeout = settings
             .connect_timeout
             .min(give_up.saturating_duration_since(Instant::now()))
             .max(FIRST_PAUSE);
     }
-}
-
-/// One origin: a kept connection if one is ready, else (or if it turned out closed) a new one.
-async fn attempt(
-    origin: &Arc<Origin>,
-    settings: &OriginRequest,
-    timeout: Duration,
-    mut request: Request<UpstreamBody>,
-) -> Attempt {
-    if let Some(sender) = origin.take_idle(settings.keep_alive_timeout) {
-        match on(sender, origin, request).await {
-            Attempt::NotSent(back) => request = back,
-            done => return done,
-        }
-    }
-    match origin::open(origin.dial(), settings, timeout).await {
-        Ok(sender) => on(sender, origin, request).await,
-        Err(error) => {
-            log_unreachable(origin.dial(), &error);
-            Attempt::NotSent(request)
-        }
-    }
-}
-
-async fn on(mut sender: Sender, origin: &Arc<Origin>, request: Request<UpstreamBody>) -> Attempt {
-    match sender.try_send_request(request).await {
-        Ok(response) => Attempt::Answered(Reply {
-            response,
-            sender,
-            origin: origin.clone(),
-        }),
-        Err(mut error) => match error.take_message() {
-            Some(back) => Attempt::NotSent(back),
-            None => Attempt::Broken(error.into_error()),
-        },
-    }
-}
-
-fn log_replayed(origin: &str, error: &hyper::Error) {
-    tracing::info!(origin, %error, "connection failed under an idempotent request; sending it again");
-}
-
-fn log_unreachable(origin: &str, error: &std::io::Error) {
-    tracing::debug!(origin, %error, "origin connection failed; nothing was sent");
 }

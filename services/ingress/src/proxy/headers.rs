@@ -1,9 +1,18 @@
 //! Header rules at the edge: hop-by-hop headers stop here (RFC 9110 §7.6.1), the client's
-//! address and scheme travel on in `X-Forwarded-*`, and HSTS is added to every answer.
+//! address and scheme travel on in `X-Forwarded-*`, only WebSocket upgrades pass, and HSTS
+//! is added to every answer.
+//!
+//! `Connection` may name more hop-by-hop headers, and those go too, except the end-to-end
+//! fields the edge and the services depend on ([`END_TO_END`] and every `X-Forwarded-*`):
+//! RFC 9110 forbids a sender to name a field meant for every recipient, and honouring
+//! `Connection: Authorization` or `Connection: X-Forwarded-For` would let a client strip what
+//! the origin decides by.
 
+use http::Method;
 use http::header::{
-    CONNECTION, HOST, HeaderMap, HeaderName, HeaderValue, STRICT_TRANSPORT_SECURITY, TE, TRAILER,
-    TRANSFER_ENCODING, UPGRADE,
+    AUTHORIZATION, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, FORWARDED,
+    HOST, HeaderMap, HeaderName, HeaderValue, ORIGIN, SET_COOKIE, STRICT_TRANSPORT_SECURITY, TE,
+    TRAILER, TRANSFER_ENCODING, UPGRADE,
 };
 use std::net::IpAddr;
 
@@ -17,25 +26,62 @@ pub const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-ho
 const KEEP_ALIVE: HeaderName = HeaderName::from_static("keep-alive");
 /// The edge's HSTS: a year, subdomains included (as the seed measured at Cloudflare).
 pub const HSTS: HeaderValue = HeaderValue::from_static("max-age=31536000; includeSubDomains");
+/// The one upgrade the edge passes on.
+const WEBSOCKET: &str = "websocket";
 
-/// Removes hop-by-hop headers: `Connection` and every header it names, `Keep-Alive`, `TE`,
-/// `Trailer`, `Transfer-Encoding`, `Upgrade` and every `Proxy-*`. With `upgrade`, the
-/// `Upgrade` header survives and `Connection` is set to `upgrade`: a WebSocket handshake
-/// travels end to end.
-pub fn strip_hop_by_hop(headers: &mut HeaderMap, upgrade: bool) {
-    let named: Vec<HeaderName> = headers
-        .get_all(CONNECTION)
+/// Fields `Connection` cannot remove (besides every `X-Forwarded-*`).
+pub const END_TO_END: [HeaderName; 13] = [
+    HOST,
+    AUTHORIZATION,
+    COOKIE,
+    SET_COOKIE,
+    ORIGIN,
+    CONTENT_LENGTH,
+    CONTENT_TYPE,
+    CONTENT_ENCODING,
+    TRANSFER_ENCODING,
+    FORWARDED,
+    HeaderName::from_static("x-real-ip"),
+    HeaderName::from_static("x-request-id"),
+    HeaderName::from_static("traceparent"),
+];
+
+/// Whether `Connection` may remove `name`.
+fn hop_by_hop_option(name: &HeaderName) -> bool {
+    !END_TO_END.contains(name) && !name.as_str().starts_with("x-forwarded-")
+}
+
+/// The comma-separated tokens of every `name` header.
+fn tokens<'a>(headers: &'a HeaderMap, name: &HeaderName) -> impl Iterator<Item = &'a str> {
+    headers
+        .get_all(name)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok())
+        .map(str::trim)
+        .filter(|token| !token.is_empty())
+}
+
+/// Removes hop-by-hop headers: `Connection` and what it names (but [`END_TO_END`] fields),
+/// `Keep-Alive`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade` and every `Proxy-*`. With
+/// `websocket`, the handshake travels end to end: `Upgrade: websocket` and
+/// `Connection: upgrade`.
+pub fn strip_hop_by_hop(headers: &mut HeaderMap, websocket: bool) {
+    let named: Vec<HeaderName> = tokens(headers, &CONNECTION)
+        .filter_map(|name| HeaderName::from_bytes(name.as_bytes()).ok())
+        .filter(hop_by_hop_option)
         .collect();
     for name in named {
-        if !(upgrade && name == UPGRADE) {
-            headers.remove(name);
-        }
+        headers.remove(name);
     }
-    for name in [CONNECTION, KEEP_ALIVE, TE, TRAILER, TRANSFER_ENCODING] {
+    for name in [
+        CONNECTION,
+        KEEP_ALIVE,
+        TE,
+        TRAILER,
+        TRANSFER_ENCODING,
+        UPGRADE,
+    ] {
         headers.remove(name);
     }
     let proxy: Vec<HeaderName> = headers
@@ -46,22 +92,37 @@ pub fn strip_hop_by_hop(headers: &mut HeaderMap, upgrade: bool) {
     for name in proxy {
         headers.remove(name);
     }
-    if upgrade {
+    if websocket {
+        headers.insert(UPGRADE, HeaderValue::from_static(WEBSOCKET));
         headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
-    } else {
-        headers.remove(UPGRADE);
     }
 }
 
-/// Whether a request asks to switch protocols (`Connection: upgrade` and an `Upgrade`).
-pub fn wants_upgrade(headers: &HeaderMap) -> bool {
-    headers.contains_key(UPGRADE)
-        && headers
-            .get_all(CONNECTION)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
-            .any(|token| token.trim().eq_ignore_ascii_case("upgrade"))
+/// Whether a request is a WebSocket handshake (RFC 6455 §4.1: `GET`, `Connection: upgrade`
+/// and `websocket` among the `Upgrade` protocols). Any other upgrade (`h2c`, TLS) is not
+/// passed on: the request goes to the origin as a plain one, which RFC 9110 §7.8 allows.
+pub fn wants_websocket(method: &Method, headers: &HeaderMap) -> bool {
+    method == Method::GET
+        && tokens(headers, &CONNECTION).any(|token| token.eq_ignore_ascii_case("upgrade"))
+        && tokens(headers, &UPGRADE).any(|token| token.eq_ignore_ascii_case(WEBSOCKET))
+}
+
+/// Whether an origin's `101` switched to WebSocket, and to nothing else.
+pub fn switched_to_websocket(headers: &HeaderMap) -> bool {
+    let mut protocols = tokens(headers, &UPGRADE);
+    protocols
+        .next()
+        .is_some_and(|token| token.eq_ignore_ascii_case(WEBSOCKET))
+        && protocols.next().is_none()
+}
+
+/// An answer framed by `Transfer-Encoding` loses its `Content-Length` (RFC 9112 §6.3: the
+/// encoding wins, and an intermediary removes the length before forwarding, or the client
+/// would frame the body by a length it does not have).
+pub fn drop_length_under_encoding(headers: &mut HeaderMap) {
+    if headers.contains_key(TRANSFER_ENCODING) {
+        headers.remove(CONTENT_LENGTH);
+    }
 }
 
 /// Appends the peer to `X-Forwarded-For` (after any hops the client sent, so the backend's
@@ -96,63 +157,4 @@ pub fn add_edge(headers: &mut HeaderMap, hsts: bool) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn map(pairs: &[(&str, &str)]) -> HeaderMap {
-        pairs
-            .iter()
-            .map(|(name, value)| {
-                (
-                    HeaderName::from_bytes(name.as_bytes()).expect("name"),
-                    HeaderValue::from_str(value).expect("value"),
-                )
-            })
-            .collect()
-    }
-
-    #[test]
-    fn hop_by_hop_headers_stop_here() {
-        let mut headers = map(&[
-            ("connection", "keep-alive, x-secret"),
-            ("x-secret", "1"),
-            ("keep-alive", "timeout=5"),
-            ("te", "trailers"),
-            ("trailer", "x"),
-            ("transfer-encoding", "chunked"),
-            ("upgrade", "websocket"),
-            ("proxy-authorization", "Basic x"),
-            ("proxy-connection", "keep-alive"),
-            ("x-kept", "yes"),
-        ]);
-        strip_hop_by_hop(&mut headers, false);
-        let names: Vec<&str> = headers.keys().map(HeaderName::as_str).collect();
-        assert_eq!(names, ["x-kept"]);
-    }
-
-    #[test]
-    fn an_upgrade_keeps_its_two_headers() {
-        let mut headers = map(&[("connection", "Upgrade"), ("upgrade", "websocket")]);
-        assert!(wants_upgrade(&headers));
-        strip_hop_by_hop(&mut headers, true);
-        assert_eq!(headers.get(UPGRADE).expect("kept"), "websocket");
-        assert_eq!(headers.get(CONNECTION).expect("set"), "upgrade");
-    }
-
-    #[test]
-    fn forwarded_headers_append_the_peer() {
-        let mut headers = map(&[
-            ("x-forwarded-for", "203.0.113.9"),
-            ("host", "api.localhost"),
-        ]);
-        headers.append(X_FORWARDED_FOR, HeaderValue::from_static("198.51.100.1"));
-        headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("https"));
-        add_forwarded(&mut headers, "127.0.0.1".parse().expect("ip"));
-        assert_eq!(
-            headers.get(X_FORWARDED_FOR).expect("set"),
-            "203.0.113.9, 198.51.100.1, 127.0.0.1"
-        );
-        assert_eq!(headers.get(X_FORWARDED_PROTO).expect("set"), "http");
-        assert_eq!(headers.get(X_FORWARDED_HOST).expect("set"), "api.localhost");
-    }
-}
+mod tests;

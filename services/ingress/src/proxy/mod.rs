@@ -1,34 +1,39 @@
-//! The proxy: match a request to its rule, answer `http_status:NNN` rules here, send the
-//! rest to an origin of the rule's pool, and hand the answer back with the edge's headers.
+//! The proxy: check a request as RFC 9112 asks (the edge's own 400 otherwise), match it to
+//! its rule by host and normalized path, answer `http_status:NNN` rules here, send the rest
+//! to an origin of the rule's pool, and hand the answer back with the edge's headers.
 //!
-//! Bodies stream both ways (hyper's `Incoming` is passed through, never collected); an
-//! upgrade becomes a tunnel; no origin → the edge's 502.
+//! Bodies stream both ways (hyper's `Incoming` is passed through, never collected); a
+//! WebSocket upgrade becomes a tunnel; an origin that cannot be reached or fails the request
+//! → the edge's 502, one that does not answer in time → its 504.
 
+mod attempt;
 mod forward;
 mod headers;
 mod recycle;
 mod replay;
 mod respond;
+mod strict;
 mod tunnel;
+mod upstream;
 
 pub use headers::{HSTS, X_FORWARDED_FOR, X_FORWARDED_HOST, X_FORWARDED_PROTO};
-pub use replay::UpstreamBody;
 pub use respond::{BAD_GATEWAY_BODY, BAD_GATEWAY_CONTENT_TYPE, ProxyBody};
+pub use upstream::UpstreamBody;
 
 use crate::config::{IngressConfig, OriginRequest, Service};
 use crate::metrics::{Metrics, Open};
 use crate::origin::{Pool, Pools};
-use forward::{Failure, Reply};
+use forward::{Failure, Fault, Reply};
 use http::header::HOST;
 use http::uri::{PathAndQuery, Uri};
 use http::{Request, Response, StatusCode, Version};
 use http_body_util::Either;
 use hyper::body::Incoming;
-use percent_encoding::percent_decode_str;
 use recycle::Recycling;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
+use strict::{Checked, Refusal};
 use tokio_util::task::TaskTracker;
 
 /// Where a rule sends its requests.
@@ -83,29 +88,41 @@ impl Proxy {
     ) -> Response<ProxyBody> {
         let started = Instant::now();
         let _inflight = Open::new(&self.metrics.inflight);
-        let (index, settings) = self.route(&request);
-        let mut response = match &self.targets[index] {
-            Target::Status(code) => respond::status(*code),
-            Target::Origins(pool) => self.relay(pool, settings, peer, request).await,
+        let mut response = match strict::check(&request) {
+            Ok(checked) => self.routed(peer, request, checked, started).await,
+            Err(refusal) => self.refused(&refusal),
         };
         headers::add_edge(response.headers_mut(), self.config.estate.hsts);
+        response
+    }
+
+    /// A checked request, by its rule: matched by host and the normalized path
+    /// ([`crate::config::RequestPath::matched`]).
+    async fn routed(
+        &self,
+        peer: SocketAddr,
+        request: Request<Incoming>,
+        checked: Checked,
+        started: Instant,
+    ) -> Response<ProxyBody> {
+        let (index, rule) = self.config.find(&checked.host, checked.path.matched());
+        let response = match &self.targets[index] {
+            Target::Status(code) => respond::status(*code),
+            Target::Origins(pool) => {
+                self.relay(pool, &rule.origin_request, peer, request, checked)
+                    .await
+            }
+        };
         self.metrics
             .answered(index, response.status().as_u16(), started.elapsed());
         response
     }
 
-    /// The matched rule's index and settings: by `Host` (or the absolute URI's host) and the
-    /// percent-decoded path, as cloudflared matches `req.URL.Path`.
-    fn route(&self, request: &Request<Incoming>) -> (usize, &OriginRequest) {
-        let host = request
-            .headers()
-            .get(HOST)
-            .and_then(|host| host.to_str().ok())
-            .or_else(|| request.uri().host())
-            .unwrap_or_default();
-        let path = percent_decode_str(request.uri().path()).decode_utf8_lossy();
-        let (index, rule) = self.config.find(host, &path);
-        (index, &rule.origin_request)
+    /// The edge's 400, before any rule.
+    fn refused(&self, refusal: &Refusal) -> Response<ProxyBody> {
+        self.metrics.client_error(refusal.reason());
+        log_refused(refusal);
+        respond::bad_request()
     }
 
     async fn relay(
@@ -114,82 +131,139 @@ impl Proxy {
         settings: &OriginRequest,
         peer: SocketAddr,
         mut request: Request<Incoming>,
+        checked: Checked,
     ) -> Response<ProxyBody> {
         let version = request.version();
-        let upgrade = headers::wants_upgrade(request.headers());
-        let client_upgrade = upgrade.then(|| hyper::upgrade::on(&mut request));
-        prepare(&mut request, settings, peer, upgrade);
+        let websocket = headers::wants_websocket(request.method(), request.headers());
+        let client_upgrade = websocket.then(|| hyper::upgrade::on(&mut request));
+        prepare(&mut request, settings, peer, websocket, checked);
+        if !request.headers().contains_key(HOST) {
+            add_service_host(&mut request, pool.service());
+        }
         let deadline = self.config.estate.connect_retry_deadline;
         let reply = match forward::send(pool, settings, deadline, &self.metrics, request).await {
             Ok(reply) => reply,
-            Err(failure) => {
-                log_bad_gateway(pool.service(), &failure);
-                return respond::bad_gateway();
-            }
+            Err(failure) => return self.failed(pool.service(), failure),
         };
         let Reply {
             mut response,
-            sender,
+            connection,
             origin,
         } = reply;
         // The client hears the version it spoke, whatever the origin spoke.
         *response.version_mut() = version;
+        headers::drop_length_under_encoding(response.headers_mut());
+        if response.status() != StatusCode::SWITCHING_PROTOCOLS {
+            headers::strip_hop_by_hop(response.headers_mut(), false);
+            let max_idle = settings.keep_alive_connections;
+            return response
+                .map(|body| Either::Left(Recycling::new(body, connection, origin, max_idle)));
+        }
         match client_upgrade {
-            Some(client) if response.status() == StatusCode::SWITCHING_PROTOCOLS => {
+            Some(client) if headers::switched_to_websocket(response.headers()) => {
                 let origin_upgrade = hyper::upgrade::on(&mut response);
                 tunnel::spawn(&self.tasks, self.metrics.clone(), client, origin_upgrade);
                 headers::strip_hop_by_hop(response.headers_mut(), true);
                 response.map(|body| Either::Left(Recycling::alone(body)))
             }
             _ => {
-                headers::strip_hop_by_hop(response.headers_mut(), false);
-                let max_idle = settings.keep_alive_connections;
-                response.map(|body| Either::Left(Recycling::new(body, sender, origin, max_idle)))
+                self.metrics.origin_failed(origin.dial(), "upgrade");
+                log_bad_upgrade(pool.service(), origin.dial());
+                respond::bad_gateway()
+            }
+        }
+    }
+
+    /// The answer to a request no origin answered: whose failure it was decides.
+    fn failed(&self, service: &str, failure: Failure) -> Response<ProxyBody> {
+        match failure {
+            Failure::Unreachable => {
+                log_unreachable(service);
+                respond::bad_gateway()
+            }
+            Failure::Origin {
+                origin,
+                fault: Fault::TimedOut,
+            } => {
+                log_timed_out(service, &origin);
+                respond::gateway_timeout()
+            }
+            Failure::Origin { origin, fault } => {
+                log_origin_failed(service, &origin, &fault);
+                respond::bad_gateway()
+            }
+            Failure::Client(error) => {
+                self.metrics.client_error("body");
+                log_client_body(service, &error);
+                respond::bad_request()
             }
         }
     }
 }
 
-/// Makes the client's request the origin's: hop-by-hop headers out, `X-Forwarded-*` in,
-/// `httpHostHeader` applied, the URI in origin form (`/path?query`).
+/// Makes the client's request the origin's: the absolute-form URL's authority as `Host`,
+/// hop-by-hop headers out, `X-Forwarded-*` in, `httpHostHeader` applied, the normalized
+/// path in origin form (`/path?query`).
 fn prepare(
     request: &mut Request<Incoming>,
     settings: &OriginRequest,
     peer: SocketAddr,
-    upgrade: bool,
+    websocket: bool,
+    checked: Checked,
 ) {
-    if !request.headers().contains_key(HOST)
-        && let Some(authority) = request.uri().authority()
-        && let Ok(host) = authority.as_str().parse()
-    {
-        request.headers_mut().insert(HOST, host);
+    if let Some(authority) = checked.authority {
+        request.headers_mut().insert(HOST, authority);
     }
-    headers::strip_hop_by_hop(request.headers_mut(), upgrade);
+    headers::strip_hop_by_hop(request.headers_mut(), websocket);
     headers::add_forwarded(request.headers_mut(), peer.ip());
     if let Some(host) = &settings.http_host_header {
         request.headers_mut().insert(HOST, host.clone());
     }
-    let path = request
-        .uri()
-        .path_and_query()
-        .cloned()
-        .unwrap_or_else(|| PathAndQuery::from_static("/"));
+    let path = PathAndQuery::try_from(checked.path.forward())
+        .unwrap_or_else(|_| PathAndQuery::from_static("/"));
     *request.uri_mut() = Uri::from(path);
     // The origin leg is ours: HTTP/1.1 with keep-alive, whatever the client spoke.
     *request.version_mut() = Version::HTTP_11;
 }
 
-fn log_bad_gateway(service: &str, failure: &Failure) {
-    match failure {
-        Failure::Unreachable => log_unreachable(service),
-        Failure::Broken(error) => log_broken(service, error),
+/// An HTTP/1.0 request without `Host` still needs one on the origin's HTTP/1.1 leg (RFC 9112
+/// §3.2): the service's own authority, as nginx's `$proxy_host`.
+fn add_service_host(request: &mut Request<Incoming>, service: &str) {
+    let authority = service
+        .parse::<Uri>()
+        .ok()
+        .and_then(|uri| uri.authority().cloned());
+    if let Some(host) = authority.and_then(|authority| authority.as_str().parse().ok()) {
+        request.headers_mut().insert(HOST, host);
     }
+}
+
+fn log_refused(refusal: &Refusal) {
+    // Counted in `ingress_client_errors_total`; at debug, so a sweep of bad spellings cannot
+    // flood the log.
+    tracing::debug!(%refusal, "400: the edge refused the request");
 }
 
 fn log_unreachable(service: &str) {
     tracing::warn!(service, "502: no origin accepted a connection");
 }
 
-fn log_broken(service: &str, error: &hyper::Error) {
-    tracing::warn!(service, %error, "502: the origin connection failed");
+fn log_origin_failed(service: &str, origin: &str, fault: &Fault) {
+    tracing::warn!(service, origin, %fault, "502: the origin failed the request");
+}
+
+fn log_timed_out(service: &str, origin: &str) {
+    tracing::warn!(service, origin, "504: the origin did not answer in time");
+}
+
+fn log_bad_upgrade(service: &str, origin: &str) {
+    tracing::warn!(
+        service,
+        origin,
+        "502: the origin switched protocols to something else than the WebSocket asked for"
+    );
+}
+
+fn log_client_body(service: &str, error: &hyper::Error) {
+    tracing::info!(service, %error, "400: the client's request body broke while it was forwarded");
 }

@@ -4,7 +4,7 @@
 //! written the last byte), without a task of its own when the connection is already ready
 //! for another request, which is the usual case.
 
-use crate::origin::{Origin, Sender};
+use crate::origin::{Connection, Origin};
 use bytes::Bytes;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use std::pin::Pin;
@@ -13,7 +13,7 @@ use std::task::{Context, Poll};
 
 /// The connection to give back, and how many idle ones its origin keeps.
 struct GiveBack {
-    sender: Sender,
+    connection: Connection,
     origin: Arc<Origin>,
     max_idle: usize,
 }
@@ -26,12 +26,17 @@ pub struct Recycling {
 }
 
 impl Recycling {
-    /// `body`, whose connection `sender` goes back to `origin` when it is done.
-    pub fn new(body: Incoming, sender: Sender, origin: Arc<Origin>, max_idle: usize) -> Self {
+    /// `body`, whose `connection` goes back to `origin` when it is done.
+    pub fn new(
+        body: Incoming,
+        connection: Connection,
+        origin: Arc<Origin>,
+        max_idle: usize,
+    ) -> Self {
         Self {
             body,
             give_back: Some(GiveBack {
-                sender,
+                connection,
                 origin,
                 max_idle,
             }),
@@ -76,7 +81,7 @@ impl Body for Recycling {
 impl Drop for Recycling {
     fn drop(&mut self) {
         let Some(GiveBack {
-            mut sender,
+            mut connection,
             origin,
             max_idle,
         }) = self.give_back.take()
@@ -88,12 +93,12 @@ impl Drop for Recycling {
         if !(self.ended || self.body.is_end_stream()) {
             return;
         }
-        if sender.is_ready() {
-            origin.put_idle(sender, max_idle);
+        if connection.sender.is_ready() {
+            origin.put_idle(connection, max_idle);
         } else if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                if sender.ready().await.is_ok() {
-                    origin.put_idle(sender, max_idle);
+                if connection.sender.ready().await.is_ok() {
+                    origin.put_idle(connection, max_idle);
                 }
             });
         }

@@ -4,15 +4,12 @@
 //! `Idempotency-Key` case, which would need the body kept.
 //!
 //! The case it covers: an origin closing an idle keep-alive connection (a restart, its
-//! keep-alive timeout) just as the ingress sends on it, which no timing can rule out.
+//! keep-alive timeout) just as the ingress sends on it, which no timing can rule out, and a
+//! replica of a pool going away under a request another replica can answer.
 
-use bytes::Bytes;
+use super::upstream::{BodyWatch, UpstreamBody};
 use http::{HeaderMap, Method, Request, Uri, Version};
-use http_body_util::{Either, Empty};
 use hyper::body::{Body, Incoming};
-
-/// A request body towards an origin: the client's, streamed, or nothing (a replay).
-pub type UpstreamBody = Either<Incoming, Empty<Bytes>>;
 
 /// The head of a replayable request.
 #[derive(Debug)]
@@ -44,12 +41,13 @@ impl Replay {
     }
 
     /// The same request again, with its (empty) body.
-    pub fn request(&self) -> Request<UpstreamBody> {
-        let mut request = Request::new(Either::Right(Empty::new()));
+    pub fn request(&self) -> (Request<UpstreamBody>, BodyWatch) {
+        let (body, watch) = UpstreamBody::empty();
+        let mut request = Request::new(body);
         *request.method_mut() = self.method.clone();
         *request.uri_mut() = self.uri.clone();
         *request.version_mut() = self.version;
         *request.headers_mut() = self.headers.clone();
-        request
+        (request, watch)
     }
 }

@@ -1,4 +1,7 @@
-//! Answers the ingress makes itself: the edge's 502, and a rule's `http_status:NNN`.
+//! Answers the ingress makes itself: its own errors, as Cloudflare's edge writes them (the
+//! whole body `error code: NNN`, plain text: the 502 of an origin that failed, the 504 of one
+//! that did not answer in time, the 400 of a request the edge refuses), and a rule's
+//! `http_status:NNN`.
 
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderValue};
@@ -12,16 +15,30 @@ pub type ProxyBody = Either<Recycling, Full<Bytes>>;
 
 /// The whole body of the edge's 502, as the seed measured it at Cloudflare.
 pub const BAD_GATEWAY_BODY: &str = "error code: 502";
-/// Its content type, as Cloudflare sends it.
+/// The content type of every error the edge answers itself, as Cloudflare sends it.
 pub const BAD_GATEWAY_CONTENT_TYPE: &str = "text/plain; charset=UTF-8";
 
 /// No origin answered: `502`, `error code: 502`, and nothing else (no CORS headers: a
 /// browser reports it as a CORS failure, which is why the docs say "CORS and 502 is one event").
 pub fn bad_gateway() -> Response<ProxyBody> {
-    let mut response = Response::new(Either::Right(Full::new(Bytes::from_static(
-        BAD_GATEWAY_BODY.as_bytes(),
-    ))));
-    *response.status_mut() = StatusCode::BAD_GATEWAY;
+    edge_error(StatusCode::BAD_GATEWAY)
+}
+
+/// The origin did not answer within `responseTimeout`: `504`, `error code: 504`.
+pub fn gateway_timeout() -> Response<ProxyBody> {
+    edge_error(StatusCode::GATEWAY_TIMEOUT)
+}
+
+/// A request the edge refuses (RFC 9112's 400s, a path no origin agrees on, a broken body):
+/// `400`, `error code: 400`.
+pub fn bad_request() -> Response<ProxyBody> {
+    edge_error(StatusCode::BAD_REQUEST)
+}
+
+fn edge_error(code: StatusCode) -> Response<ProxyBody> {
+    let body = format!("error code: {}", code.as_u16());
+    let mut response = Response::new(Either::Right(Full::new(Bytes::from(body))));
+    *response.status_mut() = code;
     response.headers_mut().insert(
         CONTENT_TYPE,
         HeaderValue::from_static(BAD_GATEWAY_CONTENT_TYPE),

@@ -7,11 +7,17 @@ mod headers;
 mod metering;
 mod names;
 mod origins;
+mod paths;
 mod process;
+mod raw_origin;
+mod replay;
 mod restart;
 mod rolling;
 mod rules;
 mod streaming;
+mod strict;
+mod timeout;
+mod upgrade;
 mod validate;
 mod websocket;
 

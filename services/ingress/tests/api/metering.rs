@@ -2,7 +2,9 @@
 //! the real ingress binary (which believes the ingress's `X-Forwarded-For`), one metered
 //! operation of each group spent, then every other spelling of its path and every other
 //! method sent through the ingress on a raw socket. The backend's own sweep covers every one of its operations; this
-//! one proves that the edge neither opens a way around the meter nor closes one by accident.
+//! one proves that the edge neither opens a way around the meter nor closes one by accident
+//! (a spelling the edge normalizes reaches the backend as the path it names, and meets its
+//! meter there; one it refuses is its `400`).
 
 use crate::process::Ingress;
 use backend::{Application, BackendConfig};
@@ -74,8 +76,10 @@ fn refused(exchange: &Exchange) -> bool {
         })
 }
 
+/// The backend routed it nowhere, or the edge refused it first (a path no origin agrees on).
 fn unrouted(exchange: &Exchange) -> bool {
-    exchange.status == 404 && exchange.body.contains(r#""message":"no route for "#)
+    (exchange.status == 404 && exchange.body.contains(r#""message":"no route for "#))
+        || (exchange.status == 400 && exchange.body == "error code: 400")
 }
 
 #[actix_web::test]

@@ -68,6 +68,18 @@ impl Ingress {
         format!("http://{}{path}", self.admin)
     }
 
+    /// The admin port's `/metrics` text.
+    pub async fn metrics(&self) -> String {
+        crate::client()
+            .get(self.admin_url("/metrics"))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("metrics text")
+    }
+
     /// Sends SIGTERM.
     pub fn terminate(&self) {
         let status = Command::new("kill")

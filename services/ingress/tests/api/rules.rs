@@ -31,11 +31,14 @@ ingress:
 }
 
 /// (host, path, matched rule, what answers: an origin's name or a status).
-const TABLE: [(&str, &str, usize, &str); 13] = [
+const TABLE: [(&str, &str, usize, &str); 16] = [
     ("api.localhost", "/api/v1/projects", 1, "api"),
     ("api.localhost:8080", "/", 1, "api"),
     ("api.localhost", "/metrics", 0, "403"),
     ("api.localhost", "/%6detrics", 0, "403"),
+    ("api.localhost", "/x/../metrics", 0, "403"),
+    ("api.localhost", "/%2e/metrics;x", 0, "403"),
+    ("api.localhost", "//metrics", 0, "403"),
     ("ai.localhost", "/metrics/x", 0, "403"),
     ("api.localhost", "/v1/metrics", 1, "api"),
     ("admin.example.com", "/", 2, "410"),
@@ -75,6 +78,17 @@ async fn ingress_rule_prints_the_matched_rule_counting_from_zero() {
     assert!(out.stdout.ends_with(
         "Matched rule #0\n\thostname: *.localhost\n\tpath: ^/metrics\n\tservice: http_status:403\n"
     ));
+}
+
+#[actix_web::test]
+async fn ingress_rule_says_which_paths_the_edge_refuses() {
+    let yaml = "ingress:\n  - service: http_status:404\n";
+    let out = run(&["rule", "http://a.test/a%2fb"], yaml);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "http://a.test/a%2fb is refused with 400 before any rule: an encoded '/' or a '\\' in the path\n"
+    );
 }
 
 #[actix_web::test]
@@ -128,7 +142,7 @@ async fn real_requests_follow_the_same_table() {
         .await
         .expect("text");
     assert!(
-        metrics.contains(r#"ingress_requests_total{rule="0",code="403"} 3"#),
+        metrics.contains(r#"ingress_requests_total{rule="0",code="403"} 6"#),
         "{metrics}"
     );
     assert!(
