@@ -42,8 +42,14 @@ pub const ALLOWED_HEADERS: [&str; 5] = [
     "x-requested-with",
     "x-ci-key",
 ];
-/// The response headers a page may read: a client needs them to back off after a 429.
-pub const EXPOSED_HEADERS: [&str; 3] = ["retry-after", "ratelimit", "ratelimit-policy"];
+/// The response headers a page may read: a client needs the first three to back off after a
+/// 429, and the request id to quote when it reports a failure.
+pub const EXPOSED_HEADERS: [&str; 4] = [
+    "retry-after",
+    "ratelimit",
+    "ratelimit-policy",
+    crate::request_id::X_REQUEST_ID,
+];
 /// How long a browser may cache a preflight answer, in seconds.
 pub const MAX_AGE_SECS: usize = 3600;
 
