@@ -14,6 +14,7 @@ use platform::{CorsConfig, MapEnv, RequestLog};
 use serde_json::{Value, json};
 use std::fmt;
 use std::net::TcpListener;
+use testkit::request_id::{echoed, is_minted};
 
 const ALLOWED: &str = "https://app.example.com";
 
@@ -76,20 +77,6 @@ fn start() -> String {
     base
 }
 
-fn echoed(response: &reqwest::Response) -> String {
-    response.headers()["x-request-id"]
-        .to_str()
-        .expect("ascii")
-        .to_owned()
-}
-
-fn minted(id: &str) -> bool {
-    id.len() == 32
-        && id
-            .bytes()
-            .all(|byte| byte.is_ascii_hexdigit() && !byte.is_ascii_uppercase())
-}
-
 /// The one request line for `id`, which every other line of the request shares.
 fn request_line(id: &str) -> Value {
     let lines: Vec<Value> = testkit::logs::captured()
@@ -114,7 +101,7 @@ async fn a_well_formed_id_is_kept_echoed_and_logged_with_the_route_pattern() {
         .await
         .expect("answered");
     assert_eq!(response.status(), 200);
-    assert_eq!(echoed(&response), id);
+    assert_eq!(echoed(response.headers()), id);
     assert_eq!(response.text().await.expect("body"), "item 42");
     let line = request_line(id);
     assert_eq!(line["level"], "INFO");
@@ -154,8 +141,8 @@ async fn a_missing_or_malformed_id_is_replaced_by_a_fresh_one() {
         }
         let response = request.send().await.expect("answered");
         assert_eq!(response.status(), 404, "{values:?}");
-        let id = echoed(&response);
-        assert!(minted(&id), "{values:?} answered {id}");
+        let id = echoed(response.headers());
+        assert!(is_minted(&id), "{values:?} answered {id}");
         let line = request_line(&id);
         assert_eq!(line["route"], "-");
         assert_eq!(line["status"], 404);
@@ -179,7 +166,7 @@ async fn a_panic_logs_its_reference_with_the_id_and_answers_the_same_envelope() 
         .await
         .expect("answered");
     assert_eq!(response.status(), 500);
-    assert_eq!(echoed(&response), id);
+    assert_eq!(echoed(response.headers()), id);
     assert_eq!(
         response.headers()["access-control-allow-origin"],
         ALLOWED,
@@ -211,7 +198,7 @@ async fn an_inner_layers_error_is_answered_and_logged_inside_the_request() {
         .await
         .expect("answered");
     assert_eq!(response.status(), 500);
-    assert_eq!(echoed(&response), id);
+    assert_eq!(echoed(response.headers()), id);
     assert_eq!(response.headers()["access-control-allow-origin"], ALLOWED);
     let body: Value = response.json().await.expect("the envelope");
     let reference = body["reference"].as_str().expect("a reference").to_owned();
@@ -240,7 +227,7 @@ async fn a_refused_preflight_and_a_health_check_carry_an_id_too() {
         .await
         .expect("answered");
     assert_eq!(preflight.status(), 400);
-    assert_eq!(echoed(&preflight), "test-preflight-1");
+    assert_eq!(echoed(preflight.headers()), "test-preflight-1");
     assert_eq!(request_line("test-preflight-1")["method"], "OPTIONS");
     let health = client
         .get(format!("{base}/health"))
@@ -249,7 +236,7 @@ async fn a_refused_preflight_and_a_health_check_carry_an_id_too() {
         .await
         .expect("answered");
     assert_eq!(health.status(), 200);
-    assert_eq!(echoed(&health), "test-health-1");
+    assert_eq!(echoed(health.headers()), "test-health-1");
     assert_eq!(health.text().await.expect("body"), r#"{"status":"UP"}"#);
     assert!(
         testkit::logs::captured()
