@@ -151,8 +151,8 @@ fn echo(headers: &mut HeaderMap, id: &RequestId) {
     }
 }
 
-/// Milliseconds with microsecond precision.
-fn millis(elapsed: Duration) -> f64 {
+/// Milliseconds with microsecond precision: how a log line states a duration.
+pub fn millis(elapsed: Duration) -> f64 {
     (elapsed.as_secs_f64() * 1e6).round() / 1e3
 }
 

@@ -10,6 +10,7 @@ mod estate;
 mod hostname;
 mod origin_request;
 mod raw;
+mod request_id;
 mod rule;
 mod service;
 

@@ -8,6 +8,7 @@ mod forward;
 mod headers;
 mod recycle;
 mod replay;
+mod request_id;
 mod respond;
 mod tunnel;
 
@@ -79,16 +80,18 @@ impl Proxy {
     pub async fn handle(
         &self,
         peer: SocketAddr,
-        request: Request<Incoming>,
+        mut request: Request<Incoming>,
     ) -> Response<ProxyBody> {
         let started = Instant::now();
         let _inflight = Open::new(&self.metrics.inflight);
         let (index, settings) = self.route(&request);
+        let stamp = request_id::Stamp::take(&mut request, peer, &self.config.estate, index);
         let mut response = match &self.targets[index] {
             Target::Status(code) => respond::status(*code),
             Target::Origins(pool) => self.relay(pool, settings, peer, request).await,
         };
         headers::add_edge(response.headers_mut(), self.config.estate.hsts);
+        stamp.finish(&mut response);
         self.metrics
             .answered(index, response.status().as_u16(), started.elapsed());
         response
@@ -166,6 +169,7 @@ fn prepare(
     }
     headers::strip_hop_by_hop(request.headers_mut(), upgrade);
     headers::add_forwarded(request.headers_mut(), peer.ip());
+    request_id::forward(request);
     if let Some(host) = &settings.http_host_header {
         request.headers_mut().insert(HOST, host.clone());
     }

@@ -8,6 +8,8 @@ mod metering;
 mod names;
 mod origins;
 mod process;
+mod request_id;
+mod request_id_backend;
 mod restart;
 mod rolling;
 mod rules;
