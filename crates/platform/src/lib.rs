@@ -24,7 +24,8 @@
 //!   (bad body, wrong content type, bad path or query).
 //! - [`jwt`]: the estate's HS256 tokens: the start-up guard on `SECURITY_JWT_SECRET_KEY`,
 //!   one HKDF-derived key per [`TokenKind`], issuing, verifying and the bearer header.
-//! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost.
+//! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost
+//!   but for the request log.
 //! - [`request_id`]: the `x-request-id` a request is followed by, minted or kept when
 //!   well-formed; [`request_log`]: the outermost layer that gives each request its id, its
 //!   span and its one log line, and echoes the id.
