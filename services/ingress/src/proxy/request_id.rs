@@ -27,7 +27,7 @@ pub const MAX_LOGGED_CHARS: usize = 256;
 
 /// The id the origin is sent, kept on the request from [`Stamp::take`] to [`forward`].
 #[derive(Clone)]
-struct Forwarded(HeaderValue);
+struct OriginId(HeaderValue);
 
 /// One request's id and what its access line will say of it.
 pub struct Stamp {
@@ -66,7 +66,7 @@ impl Stamp {
             .flatten()
             .unwrap_or_else(RequestId::mint);
         if let Ok(value) = HeaderValue::from_str(id.as_str()) {
-            request.extensions_mut().insert(Forwarded(value));
+            request.extensions_mut().insert(OriginId(value));
         }
         let line = tracing::enabled!(target: "ingress::access", tracing::Level::INFO)
             .then(|| Line::read(request, rule));
@@ -88,8 +88,8 @@ impl Stamp {
 /// sent. Called once the hop-by-hop headers are gone, so a client's `Connection:
 /// x-request-id` cannot take it off.
 pub fn forward<B>(request: &mut Request<B>) {
-    match request.extensions_mut().remove::<Forwarded>() {
-        Some(Forwarded(value)) => request.headers_mut().insert(X_REQUEST_ID, value),
+    match request.extensions_mut().remove::<OriginId>() {
+        Some(OriginId(value)) => request.headers_mut().insert(X_REQUEST_ID, value),
         None => request.headers_mut().remove(X_REQUEST_ID),
     };
 }

@@ -228,3 +228,26 @@ async fn trace_context_passes_through_untouched_both_ways() {
     let id = echoed(response.headers());
     assert_ne!(id, "0af7651916cd43dd8448eb211c80319c", "the id is its own");
 }
+
+#[actix_web::test]
+async fn what_a_client_writes_in_host_and_path_cannot_forge_a_line() {
+    let origin = Origin::start("echo");
+    let ingress = Ingress::start(&format!("ingress:\n  - service: {}\n", origin.url()));
+    let forged = r#"x","level":"ERROR","request_id":"forged"#;
+    for (host, logged) in [(forged, forged), ("caf\u{e9}.localhost", "")] {
+        let host_value =
+            reqwest::header::HeaderValue::from_bytes(host.as_bytes()).expect("sendable");
+        let response = crate::client()
+            .get(ingress.url("/a%0A%22b%7D"))
+            .header("host", host_value)
+            .send()
+            .await
+            .expect("the ingress answers");
+        let line = access_line(&ingress, &echoed(response.headers()));
+        assert_eq!(line["level"], "INFO");
+        assert_eq!(line["status"], response.status().as_u16(), "{host}");
+        assert_eq!(line["host"], logged, "{host}");
+        assert_eq!(line["path"], "/a%0A%22b%7D", "as written, still encoded");
+    }
+    assert!(!ingress.log_text().contains("\"request_id\":\"forged\""));
+}
