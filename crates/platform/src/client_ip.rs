@@ -30,16 +30,21 @@ impl TrustedProxies {
         let Some(list) = env.optional(ENV_TRUSTED_PROXIES) else {
             return Ok(Self::default());
         };
-        let networks = list
-            .split(',')
-            .map(|entry| network(entry.trim()))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| ConfigError::Invalid {
-                name: ENV_TRUSTED_PROXIES,
-                expected: "comma-separated IP addresses or CIDR blocks \
-                           (10.0.0.0/8, 192.168.1.5, fd00::/8)"
-                    .to_owned(),
-            })?;
+        Self::from_entries(list.split(',').map(str::trim)).map_err(|_| ConfigError::Invalid {
+            name: ENV_TRUSTED_PROXIES,
+            expected: "comma-separated IP addresses or CIDR blocks \
+                       (10.0.0.0/8, 192.168.1.5, fd00::/8)"
+                .to_owned(),
+        })
+    }
+
+    /// The networks written in `entries`, each a CIDR block or one address (a block of one;
+    /// host bits are dropped). The first entry that is neither is the error.
+    pub fn from_entries<'a>(entries: impl IntoIterator<Item = &'a str>) -> Result<Self, &'a str> {
+        let networks = entries
+            .into_iter()
+            .map(|entry| network(entry).ok_or(entry))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self { networks })
     }
 

@@ -5,10 +5,11 @@
 //! responses: `*` is refused at start-up, as is anything that is not exactly an origin a
 //! browser sends (`scheme://host[:port]`, http or https, lower case, no path).
 //!
-//! Mount [`CorsConfig::layer`] as the OUTERMOST layer (the last `.wrap`): then a 401 from an
-//! auth middleware, a 429 from a limiter or a 500 carries the CORS headers for an allowed
-//! origin, and the browser shows the real status instead of a CORS failure. actix-cors
-//! ≥ 0.7.2 adds them to errors from inner middleware too.
+//! Mount [`CorsConfig::layer`] outside every layer but the request log (the last `.wrap` but
+//! one): then a 401 from an auth middleware, a 429 from a limiter or a 500 carries the CORS
+//! headers for an allowed origin, and the browser shows the real status instead of a CORS
+//! failure. actix-cors ≥ 0.7.2 adds them to errors from inner middleware too. The request log
+//! goes outside it so that CORS's own answers (a refused preflight) carry the request's id.
 //!
 //! What a disallowed origin sees: a simple request is served as usual (actix-cors's
 //! `block_on_origin_mismatch` stays off, so a same-origin page whose browser sends `Origin`
@@ -42,8 +43,14 @@ pub const ALLOWED_HEADERS: [&str; 5] = [
     "x-requested-with",
     "x-ci-key",
 ];
-/// The response headers a page may read: a client needs them to back off after a 429.
-pub const EXPOSED_HEADERS: [&str; 3] = ["retry-after", "ratelimit", "ratelimit-policy"];
+/// The response headers a page may read: a client needs the first three to back off after a
+/// 429, and the request id to quote when it reports a failure.
+pub const EXPOSED_HEADERS: [&str; 4] = [
+    "retry-after",
+    "ratelimit",
+    "ratelimit-policy",
+    crate::request_id::X_REQUEST_ID,
+];
 /// How long a browser may cache a preflight answer, in seconds.
 pub const MAX_AGE_SECS: usize = 3600;
 
@@ -93,7 +100,8 @@ impl CorsConfig {
         &self.origins
     }
 
-    /// The middleware: exactly these origins, with credentials; mount it outermost.
+    /// The middleware: exactly these origins, with credentials; mount it outermost but for the
+    /// request log.
     pub fn layer(&self) -> CorsLayer {
         let cors = self
             .origins

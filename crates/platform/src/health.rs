@@ -6,6 +6,7 @@
 //! One process runs one service, so the state is the process's own (a static), set only by
 //! [`crate::server::run_until_stopped`] when the stop signal arrives.
 
+use crate::request_log::Quiet;
 use actix_web::HttpResponse;
 use actix_web::http::header::ContentType;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,9 +23,10 @@ pub fn stopping() -> bool {
     STOPPING.load(Ordering::Relaxed)
 }
 
-/// The health handler: open, unmetered, the same body on every service.
+/// The health handler: open, unmetered, the same body on every service. Its answers are
+/// [`Quiet`]: a health check every few seconds is not worth an `info` line each.
 pub async fn health() -> HttpResponse {
-    if stopping() {
+    let mut response = if stopping() {
         HttpResponse::ServiceUnavailable()
             .content_type(ContentType::json())
             .body(r#"{"status":"DOWN"}"#)
@@ -32,5 +34,7 @@ pub async fn health() -> HttpResponse {
         HttpResponse::Ok()
             .content_type(ContentType::json())
             .body(r#"{"status":"UP"}"#)
-    }
+    };
+    response.extensions_mut().insert(Quiet);
+    response
 }

@@ -24,7 +24,11 @@
 //!   (bad body, wrong content type, bad path or query).
 //! - [`jwt`]: the estate's HS256 tokens: the start-up guard on `SECURITY_JWT_SECRET_KEY`,
 //!   one HKDF-derived key per [`TokenKind`], issuing, verifying and the bearer header.
-//! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost.
+//! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost
+//!   but for the request log.
+//! - [`request_id`]: the `x-request-id` a request is followed by, minted or kept when
+//!   well-formed; [`request_log`]: the outermost layer that gives each request its id, its
+//!   span and its one log line, and echoes the id.
 //! - [`client_ip`]: the client address behind the `TRUSTED_PROXIES` (rightmost untrusted
 //!   `X-Forwarded-For` hop; the peer otherwise); [`client_key`]: the key a per-address
 //!   budget is kept under (IPv6 by its `RATE_LIMIT_IPV6_PREFIX` network).
@@ -42,6 +46,8 @@ pub mod metrics;
 pub mod panic;
 pub mod reference;
 pub mod rejection;
+pub mod request_id;
+pub mod request_log;
 pub mod server;
 pub mod shutdown;
 pub mod telemetry;
@@ -54,5 +60,7 @@ pub use cors::CorsConfig;
 pub use jwt::{Claims, JwtError, JwtKeys, Subject, TokenKind};
 pub use reference::ErrorReference;
 pub use rejection::Rejection;
+pub use request_id::RequestId;
+pub use request_log::RequestLog;
 pub use server::ListenConfig;
 pub use shutdown::StopSignal;

@@ -119,7 +119,12 @@ async fn an_allowed_origin_gets_cors_headers_on_every_status() {
         );
         assert_eq!(
             sorted_list(headers, "access-control-expose-headers"),
-            ["ratelimit", "ratelimit-policy", "retry-after"],
+            [
+                "ratelimit",
+                "ratelimit-policy",
+                "retry-after",
+                "x-request-id"
+            ],
             "{path}"
         );
     }

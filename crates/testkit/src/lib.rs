@@ -13,9 +13,13 @@
 //! - [`raw`]: one HTTP/1.1 exchange with the request target written byte for byte;
 //!   [`spellings`]: the other spellings of a path; [`sweep`]: that none of them, and no other
 //!   method, reaches a metered route's handler unmetered.
+//! - [`logs`]: the test binary's log, captured as JSON lines for a test to search;
+//!   [`request_id`]: the `x-request-id` an answer carries, and the shape of a minted one.
 
 mod flood;
+pub mod logs;
 pub mod raw;
+pub mod request_id;
 pub mod spellings;
 pub mod sweep;
 

@@ -1,9 +1,11 @@
 //! Building and running the ai-service: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: CORS (so a 401, 429 or 500 for an allowed origin
-//! carries CORS headers and a disallowed origin never gets any), the panic layer (a panic
-//! anywhere inside is the 500 envelope), the per-address limiter of the public log analysis,
-//! then the routes; the chat route has its own gate (token, then window) around its handler.
+//! Middleware order, outermost first: the request log (every answer, CORS's own included,
+//! carries the request's id and gets its line; every line inside runs in its span), CORS (so a
+//! 401, 429 or 500 for an allowed origin carries CORS headers and a disallowed origin never
+//! gets any), the panic layer (a panic anywhere inside is the 500 envelope), the per-address
+//! limiter of the public log analysis, then the routes; the chat route has its own gate (token,
+//! then window) around its handler.
 
 use crate::chat::backend::BackendClient;
 use crate::config::AiConfig;
@@ -73,6 +75,7 @@ impl Application {
                     internal_envelope("panic", reference)
                 }))
                 .wrap(cors.layer())
+                .wrap(platform::RequestLog)
         })?;
         Ok(Self { bound })
     }

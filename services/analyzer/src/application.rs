@@ -1,8 +1,9 @@
 //! Building and running the analyzer: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: panic layer (a panic anywhere inside is the 500
-//! envelope), token gate (unauthenticated callers spend no budget), limiter (keyed on the
-//! token), then the routes.
+//! Middleware order, outermost first: the request log (every answer carries the request's id
+//! and gets its line; every line inside runs in its span), the panic layer (a panic anywhere
+//! inside is the 500 envelope), token gate (unauthenticated callers spend no budget), limiter
+//! (keyed on the token), then the routes.
 
 use crate::config::AnalyzerConfig;
 use crate::errors::{ApiError, internal_envelope};
@@ -73,6 +74,7 @@ impl Application {
                 .wrap(platform::panic::CatchPanic::new(|reference| {
                     internal_envelope("panic", reference)
                 }))
+                .wrap(platform::RequestLog)
         })?;
         Ok(Self { bound })
     }

@@ -1,9 +1,10 @@
 //! Building and running the backend: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: CORS (so a 401, 429 or 500 for an allowed origin carries
-//! CORS headers and a disallowed origin never gets any), the panic layer (a panic is the 500
-//! envelope), the limiter (both filters' groups; it reads the recipient of a mail path from
-//! the body), then the routes.
+//! Middleware order, outermost first: the request log (every answer, CORS's own included,
+//! carries the request's id and gets its line; every line inside runs in its span), CORS (so a
+//! 401, 429 or 500 for an allowed origin carries CORS headers and a disallowed origin never
+//! gets any), the panic layer (a panic is the 500 envelope), the limiter (both filters' groups;
+//! it reads the recipient of a mail path from the body), then the routes.
 
 use crate::auth::outbox::{MailQueue, Outbox, OutboxMetrics};
 use crate::config::BackendConfig;
@@ -111,6 +112,7 @@ impl Application {
                     internal_error("panic", reference)
                 }))
                 .wrap(cors.layer())
+                .wrap(platform::RequestLog)
         })?;
         Ok(Self { bound, state })
     }

@@ -1,9 +1,11 @@
 //! Building and running the MCP server: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: CORS (so every answer to an allowed origin, refusals
-//! included, carries its headers), the panic layer (a panic inside is the 500 envelope), the
-//! `Origin` guard (403 before anything runs), the bearer check (401 before any budget is
-//! spent; leaves the caller for the limiter), the limiter (keyed on that caller), the routes.
+//! Middleware order, outermost first: the request log (every answer, CORS's own included,
+//! carries the request's id and gets its line; every line inside runs in its span), CORS (so
+//! every answer to an allowed origin, refusals included, carries its headers), the panic layer
+//! (a panic inside is the 500 envelope), the `Origin` guard (403 before anything runs), the
+//! bearer check (401 before any budget is spent; leaves the caller for the limiter), the
+//! limiter (keyed on that caller), the routes.
 
 use crate::config::McpConfig;
 use crate::errors::internal_envelope;
@@ -87,6 +89,7 @@ impl Application {
                     internal_envelope("panic", reference)
                 }))
                 .wrap(cors.layer())
+                .wrap(platform::RequestLog)
         })?;
         Ok(Self { bound })
     }

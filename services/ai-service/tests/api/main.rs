@@ -11,6 +11,7 @@ mod helpers;
 mod limits;
 mod llm_stub;
 mod logs;
+mod request_id;
 mod shared_window;
 mod shell;
 mod spellings;

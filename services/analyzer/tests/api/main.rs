@@ -7,6 +7,7 @@ mod explain;
 mod gate;
 mod helpers;
 mod limits;
+mod request_id;
 mod rule_work;
 mod rules;
 mod spellings;

@@ -17,6 +17,7 @@ mod mfa_user;
 mod openapi;
 mod oracles;
 mod oracles_support;
+mod request_id;
 mod scans_gatekeeper;
 mod scans_http;
 mod scans_orphans;

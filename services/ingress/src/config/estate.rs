@@ -5,6 +5,7 @@ use super::IngressError;
 use super::origin_request::parse_duration;
 use super::raw::{RawEstate, RawHealthCheck, RawPool};
 use super::service::{self, HttpService};
+use platform::TrustedProxies;
 use std::time::Duration;
 
 /// This ingress's own settings.
@@ -16,6 +17,8 @@ pub struct Estate {
     pub connect_retry_deadline: Duration,
     /// `strict-transport-security` on every response.
     pub hsts: bool,
+    /// The peers whose well-formed `x-request-id` is kept (`estate.requestId.trustFrom`).
+    pub request_id_trust: TrustedProxies,
     /// Several origins behind a service, with their health checks.
     pub pools: Vec<Pool>,
 }
@@ -84,6 +87,7 @@ impl Estate {
                 Duration::ZERO,
             )?,
             hsts: raw.edge_headers.hsts.unwrap_or(true),
+            request_id_trust: super::request_id::resolve(&raw.request_id)?,
             pools,
         })
     }

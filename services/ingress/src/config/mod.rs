@@ -11,6 +11,7 @@ mod hostname;
 mod origin_request;
 mod path;
 mod raw;
+mod request_id;
 mod rule;
 mod service;
 

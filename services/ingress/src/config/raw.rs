@@ -66,6 +66,9 @@ pub struct RawEstate {
     /// Headers the edge adds.
     #[serde(default)]
     pub edge_headers: RawEdgeHeaders,
+    /// Whose `x-request-id` is kept.
+    #[serde(default)]
+    pub request_id: super::request_id::RawRequestId,
     /// The default active health check of every pool.
     pub health_check: Option<RawHealthCheck>,
     /// Several origins for a rule's service.

@@ -11,6 +11,7 @@ mod forward;
 mod headers;
 mod recycle;
 mod replay;
+mod request_id;
 mod respond;
 mod strict;
 mod tunnel;
@@ -84,15 +85,20 @@ impl Proxy {
     pub async fn handle(
         &self,
         peer: SocketAddr,
-        request: Request<Incoming>,
+        mut request: Request<Incoming>,
     ) -> Response<ProxyBody> {
         let started = Instant::now();
         let _inflight = Open::new(&self.metrics.inflight);
+        let mut stamp = request_id::Stamp::take(&mut request, peer, &self.config.estate);
         let mut response = match strict::check(&request) {
-            Ok(checked) => self.routed(peer, request, checked, started).await,
+            Ok(checked) => {
+                self.routed(peer, request, checked, started, &mut stamp)
+                    .await
+            }
             Err(refusal) => self.refused(&refusal),
         };
         headers::add_edge(response.headers_mut(), self.config.estate.hsts);
+        stamp.finish(&mut response);
         response
     }
 
@@ -104,8 +110,10 @@ impl Proxy {
         request: Request<Incoming>,
         checked: Checked,
         started: Instant,
+        stamp: &mut request_id::Stamp,
     ) -> Response<ProxyBody> {
         let (index, rule) = self.config.find(&checked.host, checked.path.matched());
+        stamp.matched(index);
         let response = match &self.targets[index] {
             Target::Status(code) => respond::status(*code),
             Target::Origins(pool) => {
@@ -216,6 +224,7 @@ fn prepare(
     }
     headers::strip_hop_by_hop(request.headers_mut(), websocket);
     headers::add_forwarded(request.headers_mut(), peer.ip());
+    request_id::forward(request);
     if let Some(host) = &settings.http_host_header {
         request.headers_mut().insert(HOST, host.clone());
     }

@@ -1,5 +1,6 @@
 //! What the ingress answers itself, as the edge did in the seed: the 502 for an origin that
-//! is not there (whole body `error code: 502`, no CORS headers, whatever the `Origin`),
+//! is not there (whole body `error code: 502`, no CORS headers, whatever the `Origin`; only
+//! the request's id beside the edge's own headers),
 //! `http_status:NNN` rules, and HSTS on every answer unless switched off.
 
 use crate::origins::Origin;
@@ -50,6 +51,7 @@ async fn an_unreachable_origin_is_the_edge_502_and_nothing_else() {
             "content-type",
             "date",
             "strict-transport-security",
+            "x-request-id",
         ]
         .map(str::to_owned)
         .into();

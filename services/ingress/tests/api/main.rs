@@ -11,6 +11,8 @@ mod paths;
 mod process;
 mod raw_origin;
 mod replay;
+mod request_id;
+mod request_id_backend;
 mod restart;
 mod rolling;
 mod rules;

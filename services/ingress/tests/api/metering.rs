@@ -27,6 +27,21 @@ const OPERATIONS: [(&str, &str); 6] = [
 
 /// The backend on a free port, every budget one request an hour, trusting the ingress.
 fn backend(data_dir: &std::path::Path) -> u16 {
+    let mut budgets = Vec::new();
+    for group in ["EMAIL", "EMAIL_RECIPIENT", "CREDENTIAL", "EXPENSIVE", "CI"] {
+        budgets.push((leak(format!("RATE_LIMIT_{group}")), "1/1h"));
+    }
+    for group in ["CREDENTIAL", "ONE_TIME_CODE", "EMAIL", "BACKSTOP"] {
+        budgets.push((leak(format!("AUTH_RATE_LIMIT_{group}")), "1/1h"));
+    }
+    let app = build_backend(data_dir, &budgets);
+    let port = app.port();
+    actix_web::rt::spawn(app.into_server());
+    port
+}
+
+/// The backend on a free port with `overrides`, trusting the ingress, not yet serving.
+pub fn build_backend(data_dir: &std::path::Path, overrides: &[(&str, &str)]) -> Application {
     let data_dir = data_dir.to_string_lossy().into_owned();
     let mut settings = vec![
         ("SECURITY_JWT_SECRET_KEY", SECRET),
@@ -34,18 +49,10 @@ fn backend(data_dir: &std::path::Path) -> u16 {
         ("DATA_DIR", data_dir.as_str()),
         ("TRUSTED_PROXIES", "127.0.0.1/32"),
     ];
-    for group in ["EMAIL", "EMAIL_RECIPIENT", "CREDENTIAL", "EXPENSIVE", "CI"] {
-        settings.push((leak(format!("RATE_LIMIT_{group}")), "1/1h"));
-    }
-    for group in ["CREDENTIAL", "ONE_TIME_CODE", "EMAIL", "BACKSTOP"] {
-        settings.push((leak(format!("AUTH_RATE_LIMIT_{group}")), "1/1h"));
-    }
+    settings.extend_from_slice(overrides);
     let env: MapEnv = settings.into_iter().collect();
     let config = BackendConfig::from_env(&env).expect("test settings are valid");
-    let app = Application::build(config).expect("the backend builds");
-    let port = app.port();
-    actix_web::rt::spawn(app.into_server());
-    port
+    Application::build(config).expect("the backend builds")
 }
 
 fn leak(name: String) -> &'static str {

@@ -1,7 +1,8 @@
 //! Small origin servers on the estate's own stack (actix-web, one worker), each with a name
 //! so a test can tell which origin answered: `/echo` (and any unknown path) returns what the
 //! origin saw, `/health`, `/ws` echoes WebSocket frames, `/stream` and `/upload` prove that
-//! bodies stream, `/slow` holds a request open.
+//! bodies stream, `/slow` holds a request open, `/trace` answers with the trace context it
+//! was sent.
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
@@ -66,6 +67,7 @@ impl Origin {
                 .route("/stream", web::get().to(stream))
                 .route("/upload", web::post().to(upload))
                 .route("/slow", web::get().to(slow))
+                .route("/trace", web::get().to(trace))
                 .default_service(web::to(echo))
         })
         .workers(1)
@@ -217,4 +219,15 @@ async fn slow(request: HttpRequest, state: web::Data<State>) -> HttpResponse {
     tokio::time::sleep(Duration::from_millis(millis)).await;
     state.hits.fetch_add(1, Ordering::Relaxed);
     HttpResponse::Ok().body(format!("{} slept {millis} ms", state.name))
+}
+
+/// Answers with the `traceparent` and `tracestate` lines it was sent, as a traced origin does.
+async fn trace(request: HttpRequest) -> HttpResponse {
+    let mut response = HttpResponse::Ok();
+    for name in ["traceparent", "tracestate"] {
+        for value in request.headers().get_all(name) {
+            response.append_header((name, value.clone()));
+        }
+    }
+    response.finish()
 }

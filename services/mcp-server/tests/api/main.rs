@@ -9,6 +9,7 @@ mod lifecycle;
 mod limits;
 mod modern;
 mod python_sdk;
+mod request_id;
 mod skills_installer;
 mod spellings;
 mod tool_bounds;

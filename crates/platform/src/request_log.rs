@@ -1,0 +1,179 @@
+//! The request layer every service mounts outermost: each request gets its id (the one the
+//! ingress sent in `x-request-id`, or a fresh one for a request that came without a
+//! well-formed one, such as a direct call in development), every line logged while it is
+//! served carries that id (they run inside its `request` span: a 500's reference, a panic),
+//! the answer echoes it, and one line per request says what was answered.
+//!
+//! The request line holds the method, the route's pattern (`/api/v1/projects/{id}`, never the
+//! path a client wrote, which may hold ids or secrets; `-` when no route matched), the status
+//! and the time to the answer's head. It is written at `info`, or at `debug` for an answer a
+//! handler marked [`Quiet`] (health checks, which arrive every few seconds).
+//!
+//! Mounted outside CORS, so CORS's own answers (a refused preflight) are logged and carry the
+//! id too, and so every layer inside runs in the span. An error an inner layer returns is
+//! turned into its answer here, inside the span, exactly as actix would turn it (its response
+//! mappers applied): its log line carries the id and the answer carries the header. The
+//! route is read before the request is served (the router needs the request to itself), so a
+//! request an inner layer refuses is still logged under its route.
+//!
+//! The span is at `ERROR` level so that whatever `RUST_LOG` lets through still carries the id;
+//! a filter that switches this module off (`RUST_LOG=backend=debug` alone) drops the span.
+
+use crate::request_id::{RequestId, X_REQUEST_ID};
+use actix_web::Error;
+use actix_web::body::MessageBody;
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_web::error::InternalError;
+use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use futures_util::future::{LocalBoxFuture, Ready, ready};
+use std::borrow::Cow;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+use tracing::Instrument;
+
+/// The longest method written in a request line; an extension method a client made up may be
+/// long, and is cut.
+pub const MAX_METHOD_CHARS: usize = 16;
+
+/// The layer: mount it as the last `.wrap`, outside CORS.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RequestLog;
+
+/// Put in an answer's extensions by a handler whose answers are logged at `debug`.
+#[derive(Clone, Copy, Debug)]
+pub struct Quiet;
+
+impl<S, B> Transform<S, ServiceRequest> for RequestLog
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = Error;
+    type Transform = RequestLogService<S>;
+    type InitError = ();
+    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(RequestLogService {
+            service: Rc::new(service),
+        }))
+    }
+}
+
+/// The per-worker service of [`RequestLog`].
+pub struct RequestLogService<S> {
+    service: Rc<S>,
+}
+
+impl<S, B> Service<ServiceRequest> for RequestLogService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = Error;
+    type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    forward_ready!(service);
+
+    fn call(&self, request: ServiceRequest) -> Self::Future {
+        let started = Instant::now();
+        let received = request
+            .headers()
+            .get_all(X_REQUEST_ID)
+            .map(HeaderValue::as_bytes);
+        let id = RequestId::received(received).unwrap_or_else(RequestId::mint);
+        let span = tracing::error_span!("request", request_id = %id);
+        // Read before the call: the request is the router's alone while it is served.
+        let line = Line {
+            method: request.method().clone(),
+            route: request.match_pattern(),
+            started,
+        };
+        let answer = span.in_scope(|| self.service.call(request));
+        Box::pin(
+            async move {
+                match answer.await {
+                    Ok(mut response) => {
+                        echo(response.headers_mut(), &id);
+                        line.write(
+                            response.status(),
+                            response.response().extensions().contains::<Quiet>(),
+                        );
+                        Ok(response)
+                    }
+                    // An inner layer's error becomes its answer here, inside the span, as
+                    // actix would make it (response mappers applied), and travels on as a
+                    // prepared answer: the request is gone, so it cannot become a response.
+                    Err(error) => {
+                        let mut response = error.error_response();
+                        echo(response.headers_mut(), &id);
+                        line.write(response.status(), false);
+                        Err(InternalError::from_response(error, response).into())
+                    }
+                }
+            }
+            .instrument(span),
+        )
+    }
+}
+
+/// What the request line says of a request, read before it is served.
+struct Line {
+    method: Method,
+    route: Option<String>,
+    started: Instant,
+}
+
+impl Line {
+    fn write(&self, status: StatusCode, quiet: bool) {
+        let method = clipped(self.method.as_str(), MAX_METHOD_CHARS);
+        let route = self.route.as_deref().unwrap_or("-");
+        let duration_ms = millis(self.started.elapsed());
+        let log = if quiet { log_quiet } else { log_answered };
+        log(&method, route, status.as_u16(), duration_ms);
+    }
+}
+
+fn log_answered(method: &str, route: &str, status: u16, duration_ms: f64) {
+    tracing::info!(method, route, status, duration_ms, "answered");
+}
+
+fn log_quiet(method: &str, route: &str, status: u16, duration_ms: f64) {
+    tracing::debug!(method, route, status, duration_ms, "answered");
+}
+
+fn echo(headers: &mut HeaderMap, id: &RequestId) {
+    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
+        headers.insert(HeaderName::from_static(X_REQUEST_ID), value);
+    }
+}
+
+/// Milliseconds with microsecond precision: how a log line states a duration.
+pub fn millis(elapsed: Duration) -> f64 {
+    (elapsed.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// `text`, cut after `max_chars` characters with `…` marking the cut: what a log line may hold
+/// of something a client wrote.
+pub fn clipped(text: &str, max_chars: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        Some((end, _)) => Cow::Owned(format!("{}…", &text[..end])),
+        None => Cow::Borrowed(text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipping_keeps_short_text_and_marks_a_cut() {
+        assert_eq!(clipped("GET", 16), "GET");
+        assert_eq!(clipped("abcdef", 6), "abcdef");
+        assert_eq!(clipped("abcdefg", 6), "abcdef…");
+        assert_eq!(clipped("\u{e9}\u{e9}\u{e9}", 2), "\u{e9}\u{e9}…");
+    }
+}

@@ -1,0 +1,37 @@
+//! The request id on the ai-service's answers: a well-formed `x-request-id` (the ingress's)
+//! comes back as sent, a request without one or with a malformed one gets a fresh one, and
+//! the envelope is the same as without it.
+
+use crate::helpers::{TestApp, status_and_text};
+use serde_json::json;
+use testkit::request_id::{echoed, is_minted};
+
+const UNAUTHORIZED: &str =
+    r#"{"error":"unauthorized","message":"a valid access token is required"}"#;
+
+#[actix_web::test]
+async fn every_answer_carries_the_request_id() {
+    let app = TestApp::spawn(&[]).await;
+    let kept = app
+        .client
+        .post(app.url("/api/chat"))
+        .header("x-request-id", "edge-0af7651916cd43dd")
+        .json(&json!({ "message": "hello" }))
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(echoed(kept.headers()), "edge-0af7651916cd43dd");
+    assert_eq!(status_and_text(kept).await, (401, UNAUTHORIZED.to_owned()));
+    for sent in [None, Some("not well formed")] {
+        let mut request = app.client.get(app.url("/health"));
+        if let Some(sent) = sent {
+            request = request.header("x-request-id", sent);
+        }
+        let fresh = request.send().await.expect("an answer");
+        assert!(is_minted(&echoed(fresh.headers())), "{sent:?}");
+        assert_eq!(
+            status_and_text(fresh).await,
+            (200, r#"{"status":"UP"}"#.to_owned())
+        );
+    }
+}

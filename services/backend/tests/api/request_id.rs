@@ -1,0 +1,36 @@
+//! The request id on the backend's answers: a well-formed `x-request-id` (the ingress's)
+//! comes back as sent, a request without one or with a malformed one gets a fresh one, and
+//! the envelope is the same as without it.
+
+use crate::helpers::TestApp;
+use testkit::request_id::{echoed, is_minted};
+
+#[actix_web::test]
+async fn every_answer_carries_the_request_id() {
+    let app = TestApp::spawn(&[]).await;
+    let kept = app
+        .client
+        .get(app.url("/api/v1/nowhere"))
+        .header("x-request-id", "edge-0af7651916cd43dd")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(echoed(kept.headers()), "edge-0af7651916cd43dd");
+    let body = r#"{"status":"NOT_FOUND","message":"no route for GET /api/v1/nowhere"}"#;
+    assert_eq!(
+        (kept.status().as_u16(), kept.text().await.unwrap()),
+        (404, body.to_owned())
+    );
+    for sent in [None, Some("not well formed")] {
+        let mut request = app.client.get(app.url("/actuator/health"));
+        if let Some(sent) = sent {
+            request = request.header("x-request-id", sent);
+        }
+        let fresh = request.send().await.unwrap();
+        assert!(is_minted(&echoed(fresh.headers())), "{sent:?}");
+        assert_eq!(
+            (fresh.status().as_u16(), fresh.text().await.unwrap()),
+            (200, r#"{"status":"UP"}"#.to_owned())
+        );
+    }
+}
