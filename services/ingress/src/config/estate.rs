@@ -1,10 +1,11 @@
-//! The `estate:` extension resolved: drain, connect retry, edge headers, and the pools of
-//! origins (with their health checks) behind the services named in `ingress:`.
+//! The `estate:` extension resolved: drain, connect retry, edge headers, the pools of
+//! origins (with their health checks) behind the services named in `ingress:`, and TLS.
 
 use super::IngressError;
 use super::origin_request::parse_duration;
 use super::raw::{RawEstate, RawHealthCheck, RawPool};
 use super::service::{self, HttpService};
+use super::tls::TlsFile;
 use std::time::Duration;
 
 /// This ingress's own settings.
@@ -18,6 +19,8 @@ pub struct Estate {
     pub hsts: bool,
     /// Several origins behind a service, with their health checks.
     pub pools: Vec<Pool>,
+    /// TLS termination and the plain HTTP port's answer, as the file sets them.
+    pub tls: TlsFile,
 }
 
 /// The origins behind one service.
@@ -85,6 +88,7 @@ impl Estate {
             )?,
             hsts: raw.edge_headers.hsts.unwrap_or(true),
             pools,
+            tls: TlsFile::resolve(raw.tls.as_ref(), raw.plain_http.as_deref())?,
         })
     }
 

@@ -12,6 +12,7 @@ mod origin_request;
 mod raw;
 mod rule;
 mod service;
+mod tls;
 
 pub use error::IngressError;
 pub use estate::{Estate, HealthCheck, Pool};
@@ -19,6 +20,7 @@ pub use hostname::without_port;
 pub use origin_request::OriginRequest;
 pub use rule::Rule;
 pub use service::{HttpService, Service};
+pub use tls::{PlainHttp, TlsFile, parse_plain_http};
 
 use raw::RawFile;
 use regex::Regex;

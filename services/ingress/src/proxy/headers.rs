@@ -1,9 +1,8 @@
 //! Header rules at the edge: hop-by-hop headers stop here (RFC 9110 §7.6.1), the client's
-//! address and scheme travel on in `X-Forwarded-*`, and HSTS is added to every answer.
+//! address and scheme travel on in `X-Forwarded-*`; the edge's HSTS value.
 
 use http::header::{
-    CONNECTION, HOST, HeaderMap, HeaderName, HeaderValue, STRICT_TRANSPORT_SECURITY, TE, TRAILER,
-    TRANSFER_ENCODING, UPGRADE,
+    CONNECTION, HOST, HeaderMap, HeaderName, HeaderValue, TE, TRAILER, TRANSFER_ENCODING, UPGRADE,
 };
 use std::net::IpAddr;
 
@@ -65,9 +64,9 @@ pub fn wants_upgrade(headers: &HeaderMap) -> bool {
 }
 
 /// Appends the peer to `X-Forwarded-For` (after any hops the client sent, so the backend's
-/// rightmost-untrusted rule finds it), sets `X-Forwarded-Proto: http` (what the client
+/// rightmost-untrusted rule finds it), sets `X-Forwarded-Proto` to `proto` (what the client
 /// used here) and `X-Forwarded-Host` to the client's `Host`.
-pub fn add_forwarded(headers: &mut HeaderMap, peer: IpAddr) {
+pub fn add_forwarded(headers: &mut HeaderMap, peer: IpAddr, proto: HeaderValue) {
     let prior: Vec<&str> = headers
         .get_all(X_FORWARDED_FOR)
         .iter()
@@ -81,18 +80,11 @@ pub fn add_forwarded(headers: &mut HeaderMap, peer: IpAddr) {
     if let Ok(value) = HeaderValue::from_str(&chain) {
         headers.insert(X_FORWARDED_FOR, value);
     }
-    headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
+    headers.insert(X_FORWARDED_PROTO, proto);
     match headers.get(HOST).cloned() {
         Some(host) => headers.insert(X_FORWARDED_HOST, host),
         None => headers.remove(X_FORWARDED_HOST),
     };
-}
-
-/// Adds the edge's headers to an answer.
-pub fn add_edge(headers: &mut HeaderMap, hsts: bool) {
-    if hsts {
-        headers.insert(STRICT_TRANSPORT_SECURITY, HSTS);
-    }
 }
 
 #[cfg(test)]
@@ -147,7 +139,8 @@ mod tests {
         ]);
         headers.append(X_FORWARDED_FOR, HeaderValue::from_static("198.51.100.1"));
         headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("https"));
-        add_forwarded(&mut headers, "127.0.0.1".parse().expect("ip"));
+        let proto = HeaderValue::from_static("http");
+        add_forwarded(&mut headers, "127.0.0.1".parse().expect("ip"), proto);
         assert_eq!(
             headers.get(X_FORWARDED_FOR).expect("set"),
             "203.0.113.9, 198.51.100.1, 127.0.0.1"

@@ -1,5 +1,6 @@
 //! The proxy: match a request to its rule, answer `http_status:NNN` rules here, send the
-//! rest to an origin of the rule's pool, and hand the answer back with the edge's headers.
+//! rest to an origin of the rule's pool, and hand the answer back (the transport's headers,
+//! HSTS on HTTPS, are `crate::tls::edge`'s).
 //!
 //! Bodies stream both ways (hyper's `Incoming` is passed through, never collected); an
 //! upgrade becomes a tunnel; no origin → the edge's 502.
@@ -84,11 +85,10 @@ impl Proxy {
         let started = Instant::now();
         let _inflight = Open::new(&self.metrics.inflight);
         let (index, settings) = self.route(&request);
-        let mut response = match &self.targets[index] {
+        let response = match &self.targets[index] {
             Target::Status(code) => respond::status(*code),
             Target::Origins(pool) => self.relay(pool, settings, peer, request).await,
         };
-        headers::add_edge(response.headers_mut(), self.config.estate.hsts);
         self.metrics
             .answered(index, response.status().as_u16(), started.elapsed());
         response
@@ -165,7 +165,8 @@ fn prepare(
         request.headers_mut().insert(HOST, host);
     }
     headers::strip_hop_by_hop(request.headers_mut(), upgrade);
-    headers::add_forwarded(request.headers_mut(), peer.ip());
+    let proto = crate::tls::Scheme::of(request).forwarded_proto();
+    headers::add_forwarded(request.headers_mut(), peer.ip(), proto);
     if let Some(host) = &settings.http_host_header {
         request.headers_mut().insert(HOST, host.clone());
     }

@@ -11,7 +11,9 @@ mod process;
 mod restart;
 mod rolling;
 mod rules;
+mod secure;
 mod streaming;
+mod tls;
 mod validate;
 mod websocket;
 
