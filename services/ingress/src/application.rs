@@ -192,11 +192,13 @@ fn bind(listen: platform::ListenConfig) -> Result<std::net::TcpListener, StartFa
 
 fn log_listening(proxy: SocketAddr, tls: Option<SocketAddr>, admin: SocketAddr, workers: usize) {
     match tls {
-        Some(tls) => {
-            tracing::info!(proxy = %proxy, tls = %tls, admin = %admin, workers, "listening");
-        }
+        Some(tls) => log_listening_tls(proxy, tls, admin, workers),
         None => tracing::info!(proxy = %proxy, admin = %admin, workers, "listening"),
     }
+}
+
+fn log_listening_tls(proxy: SocketAddr, tls: SocketAddr, admin: SocketAddr, workers: usize) {
+    tracing::info!(proxy = %proxy, tls = %tls, admin = %admin, workers, "listening");
 }
 
 fn log_draining(signal: &str, deadline: Duration) {

@@ -4,6 +4,7 @@
 mod admin;
 mod edge;
 mod headers;
+mod http2;
 mod metering;
 mod names;
 mod origins;
@@ -14,6 +15,7 @@ mod rules;
 mod secure;
 mod streaming;
 mod tls;
+mod tls_reload;
 mod validate;
 mod websocket;
 
