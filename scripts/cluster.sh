@@ -290,7 +290,7 @@ analyzer.localhost /health analyzer 200
 ai.localhost /health ai-service 200
 mcp.localhost /health mcp-server 200
 api.localhost /actuator/prometheus - 404
-nowhere.localhost / - 404
+localhost / - 404
 ROUTES
     check_transports
     ROUTES_RESULT="every host name answers through the ingress over HTTPS with HSTS; metrics and unknown hosts are 404; plain HTTP is a 308 to HTTPS without HSTS"
