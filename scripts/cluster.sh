@@ -5,7 +5,9 @@
 #
 # `test` (the default, what CI runs) proves, against the running cluster:
 #   1. every container is healthy, and the deploy guard finds every data path on a volume;
-#   2. every host name reaches its service through the ingress (metrics and strangers: 404);
+#   2. every host name reaches its service through the ingress over HTTPS, trusting only the
+#      development CA (scripts/dev-cert.sh), with HSTS (metrics and strangers: 404), and plain
+#      HTTP on the other port is a 308 to the same URL on HTTPS, without HSTS;
 #   3. crates/probe's estate-probe agrees with every measurement (when that crate exists),
 #      on the fresh cluster; Redis is then flushed so the next proof counts from zero;
 #   4. two backend replicas share ONE budget through Redis: 40 logins from one client, spread
@@ -24,6 +26,11 @@ REDIS_IMAGE="${REDIS_IMAGE:-estate/redis:7}"
 ESTATE_TAG="${ESTATE_TAG:-local}"
 ESTATE_IMAGE_PREFIX="${ESTATE_IMAGE_PREFIX:-estate}"
 INGRESS_HOST_PORT="${INGRESS_HOST_PORT:-8080}"
+# The ingress's TLS port; the container listens on 8443 and redirects plain HTTP there, so the
+# host publishes it on the same number.
+INGRESS_TLS_HOST_PORT=8443
+# The development certificate compose mounts into the ingress (scripts/dev-cert.sh).
+export DEV_CERT_DIR="${DEV_CERT_DIR:-dev-cert}"
 WAIT_TIMEOUT="${WAIT_TIMEOUT:-180}"
 ROLL_MAX_FAILURES="${ROLL_MAX_FAILURES:-0}"
 # auto: build and run estate-probe when crates/probe exists; 0: never; 1: always.
@@ -44,7 +51,9 @@ Usage: $0 [test|build|up|down] [--help]
          estate_backend-data removes them)
 
 'test' runs as compose project 'estate-ci' on its own subnet, so it never touches a cluster
-started with 'up'. Both publish the ingress on 127.0.0.1:$INGRESS_HOST_PORT.
+started with 'up'. Both publish the ingress on 127.0.0.1:$INGRESS_TLS_HOST_PORT (HTTPS, the
+certificate of scripts/dev-cert.sh in \$DEV_CERT_DIR, made when missing) and
+127.0.0.1:$INGRESS_HOST_PORT (plain HTTP, redirected to HTTPS).
 Missing pieces are made first: the Compose v2 plugin (scripts/install-compose.sh) and the
 offline base images (scripts/offline-images.sh); both need root the first time.
 
@@ -55,7 +64,8 @@ Environment (defaults in brackets):
   BASE_IMAGE          [$BASE_IMAGE]    FROM of every service image
   REDIS_IMAGE         [$REDIS_IMAGE]
   ESTATE_IMAGE_PREFIX [$ESTATE_IMAGE_PREFIX]  ESTATE_TAG [$ESTATE_TAG]
-  INGRESS_HOST_PORT   [$INGRESS_HOST_PORT]
+  INGRESS_HOST_PORT   [$INGRESS_HOST_PORT]  the plain HTTP port
+  DEV_CERT_DIR        [$DEV_CERT_DIR]  the development CA and certificate
   WAIT_TIMEOUT        [$WAIT_TIMEOUT]  seconds for the cluster, a restart or a roll to be healthy
   ROLL_MAX_FAILURES   [$ROLL_MAX_FAILURES]  failed requests tolerated during the backend roll
   PROBE               [$PROBE]  estate-probe against the ingress: auto (when crates/probe
@@ -84,13 +94,16 @@ if [ "$MODE" = test ]; then
 else
     PROJECT=estate
 fi
-export ESTATE_TAG ESTATE_IMAGE_PREFIX REDIS_IMAGE INGRESS_HOST_PORT
+export ESTATE_TAG ESTATE_IMAGE_PREFIX REDIS_IMAGE INGRESS_HOST_PORT INGRESS_TLS_HOST_PORT
 compose() { docker compose --project-name "$PROJECT" --file "$COMPOSE_FILE_PATH" "$@"; }
 
 # ---------------------------------------------------------------- prerequisites
 prerequisites() {
     docker info >/dev/null 2>&1 || die "no Docker engine (docker info failed)"
     command -v curl >/dev/null || die "curl is required (apt-get install curl)"
+    scripts/dev-cert.sh
+    ESTATE_TLS_DIR="$(cd "$DEV_CERT_DIR" && pwd)"
+    export ESTATE_TLS_DIR
     docker compose version >/dev/null 2>&1 || scripts/install-compose.sh
     local missing=0 image
     for image in "$BASE_IMAGE" "$REDIS_IMAGE"; do
@@ -147,9 +160,12 @@ random_secrets() {
 }
 
 up() {
-    if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$INGRESS_HOST_PORT/"; then
-        die "127.0.0.1:$INGRESS_HOST_PORT is already answering (another cluster? scripts/cluster.sh down)"
-    fi
+    local port
+    for port in "$INGRESS_HOST_PORT" "$INGRESS_TLS_HOST_PORT"; do
+        if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"; then
+            die "127.0.0.1:$port is already answering (another cluster? scripts/cluster.sh down)"
+        fi
+    done
     local started
     started=$(now_ms)
     log "docker compose up ($SERVICES), project $PROJECT"
@@ -185,14 +201,26 @@ in_container() {
         cat <&3' _ "$port" "$method" "$path" "$body"
 }
 
-# Through the ingress: ingress HOST METHOD PATH [BODY [HEADER]] → "<status> <milliseconds>".
+# Through the ingress over HTTPS, trusting the development CA only (curl sends HOST as the TLS
+# name and the Host header): ingress HOST METHOD PATH [BODY [HEADER]] → "<status> <milliseconds>".
 ingress() {
     local host=$1 method=$2 path=$3 body=${4:-} header=${5:-}
     local args=(--silent --output /dev/null --max-time 15 --write-out '%{http_code} %{time_total}'
-        --header "Host: $host" --request "$method")
+        --cacert "$DEV_CERT_DIR/ca.pem" --resolve "$host:$INGRESS_TLS_HOST_PORT:127.0.0.1"
+        --request "$method")
     [ -n "$body" ] && args+=(--header 'Content-Type: application/json' --data "$body")
     [ -n "$header" ] && args+=(--header "$header")
-    curl "${args[@]}" "http://127.0.0.1:$INGRESS_HOST_PORT$path" | awk '{ printf "%s %d\n", $1, $2 * 1000 }' || echo "000 0"
+    curl "${args[@]}" "https://$host:$INGRESS_TLS_HOST_PORT$path" | awk '{ printf "%s %d\n", $1, $2 * 1000 }' || echo "000 0"
+}
+
+# The answer's head, over HTTPS (https HOST PATH) or plain HTTP (plain HOST PATH).
+https_head() {
+    curl --silent --max-time 15 --output /dev/null --dump-header - --cacert "$DEV_CERT_DIR/ca.pem" \
+        --resolve "$1:$INGRESS_TLS_HOST_PORT:127.0.0.1" "https://$1:$INGRESS_TLS_HOST_PORT$2" | tr -d '\r'
+}
+plain_head() {
+    curl --silent --max-time 15 --output /dev/null --dump-header - \
+        --resolve "$1:$INGRESS_HOST_PORT:127.0.0.1" "http://$1:$INGRESS_HOST_PORT$2" | tr -d '\r'
 }
 
 service_ids() { compose ps --quiet "$1"; }
@@ -225,7 +253,7 @@ send_logins() {
     local logins=$1 ids
     if has_service ingress; then
         export -f ingress
-        export INGRESS_HOST_PORT
+        export INGRESS_HOST_PORT INGRESS_TLS_HOST_PORT DEV_CERT_DIR
         seq "$logins" | xargs -P 4 -I{} bash -c \
             'ingress api.localhost POST /api/v1/auth/login "{\"email\":\"guess{}@example.com\",\"password\":\"wrong-password\"}" "X-Forwarded-For: 203.0.113.{}" | cut -d" " -f1'
         return
@@ -262,9 +290,23 @@ analyzer.localhost /health analyzer 200
 ai.localhost /health ai-service 200
 mcp.localhost /health mcp-server 200
 api.localhost /actuator/prometheus - 404
-nowhere.localhost / - 404
+localhost / - 404
 ROUTES
-    ROUTES_RESULT="every host name answers through the ingress; metrics and unknown hosts are 404"
+    check_transports
+    ROUTES_RESULT="every host name answers through the ingress over HTTPS with HSTS; metrics and unknown hosts are 404; plain HTTP is a 308 to HTTPS without HSTS"
+}
+
+# HSTS on HTTPS, none on plain HTTP, and plain HTTP redirected to the same URL on HTTPS.
+check_transports() {
+    local head expected="https://api.localhost:$INGRESS_TLS_HOST_PORT/actuator/health?x=1"
+    head=$(https_head api.localhost /actuator/health)
+    grep -qi '^strict-transport-security: max-age=31536000; includeSubDomains$' <<<"$head" ||
+        die "no HSTS on an HTTPS answer: $head"
+    head=$(plain_head api.localhost '/actuator/health?x=1')
+    grep -q '^HTTP/1.1 308' <<<"$head" || die "plain HTTP is not redirected: $head"
+    grep -qi "^location: $expected\$" <<<"$head" || die "plain HTTP is not redirected to $expected: $head"
+    ! grep -qi '^strict-transport-security' <<<"$head" || die "HSTS on a plain HTTP answer: $head"
+    log "  http://api.localhost:$INGRESS_HOST_PORT/actuator/health?x=1 → 308 $expected, no HSTS"
 }
 
 check_shared_budget() {
@@ -408,8 +450,9 @@ check_probe() {
     for service in $SERVICES; do
         case "$service" in redis | ingress) ;; *) services="${services:+$services,}$service" ;; esac
     done
-    log "estate-probe against http://127.0.0.1:$INGRESS_HOST_PORT (report: $STAGE_DIR/probe.md)"
-    target/release/estate-probe "http://127.0.0.1:$INGRESS_HOST_PORT" --services "$services" \
+    log "estate-probe against https://127.0.0.1:$INGRESS_TLS_HOST_PORT (report: $STAGE_DIR/probe.md)"
+    target/release/estate-probe "https://127.0.0.1:$INGRESS_TLS_HOST_PORT" --services "$services" \
+        --cacert "$DEV_CERT_DIR/ca.pem" --plain-url "http://127.0.0.1:$INGRESS_HOST_PORT" \
         --restart-cmd "docker compose --project-name $PROJECT --file $COMPOSE_FILE_PATH restart analyzer" \
         --restart-service analyzer >"$STAGE_DIR/probe.md" ||
         { cat "$STAGE_DIR/probe.md" >&2; die "estate-probe found a mismatch"; }
@@ -442,7 +485,7 @@ case "$MODE" in
         prerequisites
         build
         up
-        log "up: http://127.0.0.1:$INGRESS_HOST_PORT with Host api.localhost, analyzer.localhost, ai.localhost, mcp.localhost"
+        log "up: https://api.localhost:$INGRESS_TLS_HOST_PORT (and analyzer., ai., mcp.localhost), trusting $DEV_CERT_DIR/ca.pem; plain HTTP on $INGRESS_HOST_PORT redirects there"
         exit 0
         ;;
 esac

@@ -103,7 +103,10 @@ start_cluster() {
     compose down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1 || true
     log "docker compose up (project $PROJECT, every default)"
     compose up --detach --wait --wait-timeout "$WAIT_TIMEOUT" --pull never --no-build
-    URL="http://127.0.0.1:$PORT"
+    # The ingress terminates TLS with the development certificate (cluster.sh build made it);
+    # its plain port redirects there.
+    URL="https://127.0.0.1:8443"
+    PROBE_ARGS+=(--cacert "${DEV_CERT_DIR:-dev-cert}/ca.pem" --plain-url "http://127.0.0.1:$PORT")
     PROBE_ARGS+=(--restart-cmd
         "docker compose --project-name $PROJECT --file $COMPOSE_FILE_PATH --env-file /dev/null restart analyzer")
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Brings the estate up on this machine with embedded defaults: no Docker, no Redis.
 # Builds the service binaries, starts each on its own port on 127.0.0.1, waits until each
-# answers its own --healthcheck, prints where they are, and stops them all on Ctrl-C.
+# answers its own --healthcheck, prints where they are, and stops them all on Ctrl-C. The
+# ingress serves HTTPS on 8443 with the development certificate (scripts/dev-cert.sh, made
+# when missing) and redirects plain HTTP on 8080 there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,15 +12,19 @@ SERVICES=${SERVICES:-analyzer backend ai-service mcp-server ingress}
 LOG_DIR=${LOG_DIR:-target/estate-logs}
 # The ingress maps api/analyzer/ai/mcp.localhost on :8080 to the services above.
 export INGRESS_CONFIG=${INGRESS_CONFIG:-services/ingress/examples/local.yml}
+DEV_CERT_DIR=${DEV_CERT_DIR:-dev-cert}
 
 if [[ ${1:-} == --help || ${1:-} == -h ]]; then
   cat <<USAGE
 usage: scripts/up.sh
 
-Starts: $SERVICES (each on its DESIGN.md port, 127.0.0.1; the ingress on 8080 with
-$INGRESS_CONFIG's map, its /health and /metrics on 8081), logs in $LOG_DIR/.
+Starts: $SERVICES (each on its DESIGN.md port, 127.0.0.1; the ingress with
+$INGRESS_CONFIG's map on https://...:8443 with the certificate in $DEV_CERT_DIR/ (made by
+scripts/dev-cert.sh when missing; trust $DEV_CERT_DIR/ca.pem), plain HTTP on 8080 redirected
+there, its /health and /metrics on 8081), logs in $LOG_DIR/.
 Development defaults are filled in for secrets that are unset, with a warning.
 Environment: PROFILE=$PROFILE (release|dev)  SERVICES="$SERVICES"  LOG_DIR=$LOG_DIR
+  DEV_CERT_DIR=$DEV_CERT_DIR  (INGRESS_TLS_CERT / INGRESS_TLS_KEY name another pair)
 Every service variable (docs/config.md) is passed through.
 USAGE
   exit 0
@@ -35,6 +41,10 @@ dev_default ANALYZER_TOKEN "dev-analyzer-token-not-for-production"
 dev_default SECURITY_JWT_SECRET_KEY "dev-only-secret-$(printf '%s' "$PWD" | sha256sum | cut -c1-48)"
 # A development secret is not a production one: the backend prints its own warning too.
 dev_default SECURITY_JWT_REQUIRE_STRONG_SECRET false
+
+DEV_CERT_DIR="$DEV_CERT_DIR" scripts/dev-cert.sh
+export INGRESS_TLS_CERT=${INGRESS_TLS_CERT:-$DEV_CERT_DIR/cert.pem}
+export INGRESS_TLS_KEY=${INGRESS_TLS_KEY:-$DEV_CERT_DIR/key.pem}
 
 cargo_flags=()
 for service in $SERVICES; do cargo_flags+=(--bin "$service"); done

@@ -37,9 +37,16 @@ Exit status: 0 every measurement agrees, 1 a mismatch, 2 the estate could not be
     after_help = AFTER_HELP
 )]
 pub struct Args {
-    /// The ingress.
+    /// The ingress (https://127.0.0.1:8443 with --cacert when it terminates TLS).
     #[arg(default_value = "http://127.0.0.1:8080", env = "ESTATE_BASE_URL")]
     pub base_url: String,
+    /// The only CA trusted over HTTPS, e.g. dev-cert/ca.pem (scripts/dev-cert.sh).
+    #[arg(long, value_name = "PEM")]
+    pub cacert: Option<std::path::PathBuf>,
+    /// The ingress's plain HTTP port, e.g. http://127.0.0.1:8080: the edge check expects each
+    /// hostname there to redirect to HTTPS, without HSTS.
+    #[arg(long, value_name = "URL")]
+    pub plain_url: Option<String>,
     /// The backend's hostname at the ingress.
     #[arg(long, default_value = "api.localhost")]
     pub api_host: String,
@@ -151,6 +158,8 @@ impl Args {
             .map(|name| service(name))
             .collect::<Result<_, _>>()?;
         targets.timeout = Duration::from_secs(self.timeout_secs.max(1));
+        targets.ca.clone_from(&self.cacert);
+        targets.plain.clone_from(&self.plain_url);
         let per_service = [
             (Service::Backend, &self.api_host, &self.backend_url),
             (Service::Analyzer, &self.analyzer_host, &self.analyzer_url),

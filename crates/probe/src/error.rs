@@ -5,11 +5,14 @@
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// The base URL does not parse or has no host.
-    #[error("the base URL {0} is not an http://host:port URL")]
+    #[error("the base URL {0} is not an http(s)://host:port URL")]
     BaseUrl(String),
     /// The base URL's host does not resolve.
     #[error("cannot resolve {0}")]
     Resolve(String),
+    /// The `--cacert` file cannot be read or is not a PEM certificate.
+    #[error("--cacert {0}")]
+    Ca(String),
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {0}")]
     Client(reqwest::Error),

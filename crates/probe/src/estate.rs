@@ -1,6 +1,8 @@
 //! Where each service is and how to reach it: through the ingress at one base address with
-//! each service's hostname (reqwest's `resolve` sends `http://api.localhost:8080/…` to the
-//! base address with the right `Host`), or straight at a per-service URL.
+//! each service's hostname (reqwest's `resolve` sends `https://api.localhost:8443/…` to the
+//! base address with the right `Host` and TLS name), or straight at a per-service URL. Over
+//! HTTPS the ingress's CA may be named (`--cacert`), and its plain HTTP port too, which the
+//! edge check expects to redirect.
 
 use crate::error::ProbeError;
 use crate::exchange::{Exchange, Window};
@@ -23,6 +25,10 @@ pub struct Targets {
     pub services: Vec<Service>,
     /// Bound on one request, answer included.
     pub timeout: Duration,
+    /// The only CA trusted for HTTPS (PEM), instead of the system's.
+    pub ca: Option<std::path::PathBuf>,
+    /// The ingress's plain HTTP port, e.g. `http://127.0.0.1:8080`.
+    pub plain: Option<String>,
 }
 
 impl Targets {
@@ -34,6 +40,8 @@ impl Targets {
             direct: BTreeMap::new(),
             services: Service::ALL.to_vec(),
             timeout: Duration::from_secs(15),
+            ca: None,
+            plain: None,
         }
     }
 }
@@ -50,6 +58,7 @@ struct Endpoint {
 pub struct Estate {
     client: reqwest::Client,
     endpoints: BTreeMap<Service, Endpoint>,
+    plain_port: Option<u16>,
     description: String,
 }
 
@@ -59,10 +68,22 @@ impl Estate {
         let base =
             Url::parse(&targets.base).map_err(|_| ProbeError::BaseUrl(targets.base.clone()))?;
         let address = socket_address(&base)?;
+        let plain_port = match &targets.plain {
+            Some(plain) => Some(
+                Url::parse(plain)
+                    .ok()
+                    .and_then(|url| url.port_or_known_default())
+                    .ok_or_else(|| ProbeError::BaseUrl(plain.clone()))?,
+            ),
+            None => None,
+        };
         let mut builder = reqwest::Client::builder()
             .timeout(targets.timeout)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy();
+        if let Some(path) = &targets.ca {
+            builder = builder.tls_certs_only([ca_certificate(path)?]);
+        }
         let mut endpoints = BTreeMap::new();
         for &service in &targets.services {
             let endpoint = match targets.direct.get(&service) {
@@ -89,6 +110,7 @@ impl Estate {
         Ok(Self {
             client,
             endpoints,
+            plain_port,
             description,
         })
     }
@@ -114,6 +136,20 @@ impl Estate {
                 e.url.as_str()
             });
         format!("{base}{path}")
+    }
+
+    /// The same `path` on the ingress's plain HTTP port, when it was named and `service` is
+    /// reached through the ingress.
+    pub fn plain_url(&self, service: Service, path: &str) -> Option<String> {
+        let port = self.plain_port?;
+        let endpoint = self.endpoints.get(&service).filter(|e| e.via_ingress)?;
+        let host = endpoint.url.split("://").nth(1)?.split(':').next()?;
+        Some(format!("http://{host}:{port}{path}"))
+    }
+
+    /// A request to `url` (one of this estate's).
+    pub fn request_url(&self, method: Method, url: &str) -> RequestBuilder {
+        self.client.request(method, url)
     }
 
     /// A request to `path` on `service`.
@@ -167,6 +203,12 @@ fn socket_address(base: &Url) -> Result<SocketAddr, ProbeError> {
         .ok()
         .and_then(|mut addresses| addresses.next())
         .ok_or_else(|| ProbeError::Resolve(host.to_owned()))
+}
+
+fn ca_certificate(path: &std::path::Path) -> Result<reqwest::Certificate, ProbeError> {
+    let refused = |reason: String| ProbeError::Ca(format!("{}: {reason}", path.display()));
+    let pem = std::fs::read(path).map_err(|error| refused(error.to_string()))?;
+    reqwest::Certificate::from_pem(&pem).map_err(|error| refused(error.to_string()))
 }
 
 fn transport_error(error: &reqwest::Error) -> String {

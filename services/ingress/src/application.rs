@@ -1,4 +1,4 @@
-//! Building and running the ingress: read and validate the file, bind both ports (so their
+//! Building and running the ingress: read and validate the file, bind every port (so their
 //! numbers are known before serving), then serve until SIGTERM and drain.
 //!
 //! The drain: the admin health turns 503, the proxied listener closes (new connections are
@@ -13,7 +13,8 @@ use crate::origin::{self, Pools};
 use crate::proxy::Proxy;
 use crate::server;
 use crate::settings::Settings;
-use crate::workers;
+use crate::tls::{Edge, Tls, Transports};
+use crate::workers::{self, Listeners};
 use hyper::service::service_fn;
 use platform::StartFailure;
 use prometheus_client::registry::Registry;
@@ -26,33 +27,50 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// A validated file and two bound, not yet serving, listeners.
+/// A validated file, a loaded certificate (with TLS) and the bound, not yet serving,
+/// listeners.
 pub struct Application {
     config: IngressConfig,
     proxy: std::net::TcpListener,
+    tls: Option<(std::net::TcpListener, Tls)>,
+    transports: Transports,
     admin: TcpListener,
     workers: usize,
 }
 
 impl Application {
-    /// Binds both ports for a validated file. Must run inside a Tokio runtime.
-    pub fn build(settings: &Settings, config: IngressConfig) -> Result<Self, StartFailure> {
+    /// Binds the ports for a validated file and its `transports` (`tls` is their pair,
+    /// loaded). Must run inside a Tokio runtime.
+    pub fn build(
+        settings: &Settings,
+        config: IngressConfig,
+        transports: Transports,
+        tls: Option<Tls>,
+    ) -> Result<Self, StartFailure> {
         let admin = bind(settings.admin)?;
-        admin
-            .set_nonblocking(true)
-            .map_err(|error| StartFailure::Other(error.to_string()))?;
+        admin.set_nonblocking(true).map_err(other)?;
+        let tls = match (&transports.tls, tls) {
+            (Some(served), Some(tls)) => Some((bind(served.listen)?, tls)),
+            _ => None,
+        };
         Ok(Self {
             config,
             proxy: bind(settings.listen)?,
-            admin: TcpListener::from_std(admin)
-                .map_err(|error| StartFailure::Other(error.to_string()))?,
+            tls,
+            transports,
+            admin: TcpListener::from_std(admin).map_err(other)?,
             workers: workers::count(),
         })
     }
 
-    /// The proxied address.
+    /// The proxied address (plain HTTP).
     pub fn proxy_addr(&self) -> std::io::Result<SocketAddr> {
         self.proxy.local_addr()
+    }
+
+    /// The TLS address, when TLS is configured.
+    pub fn tls_addr(&self) -> Option<std::io::Result<SocketAddr>> {
+        self.tls.as_ref().map(|(listener, _)| listener.local_addr())
     }
 
     /// The admin address.
@@ -69,16 +87,23 @@ impl Application {
         Ok(())
     }
 
-    /// Starts the admin port, the health checks and the proxy's workers.
+    /// Starts the admin port, the health checks, the certificate's watch and the proxy's
+    /// workers.
     fn start(self) -> Result<Running, StartFailure> {
         let Self {
             config,
             proxy: listener,
+            tls,
+            transports,
             admin: admin_listener,
             workers,
         } = self;
         let proxy_addr = listener.local_addr().map_err(other)?;
         let admin_addr = admin_listener.local_addr().map_err(other)?;
+        let tls_addr = match &tls {
+            Some((listener, _)) => Some(listener.local_addr().map_err(other)?),
+            None => None,
+        };
         let drain_timeout = config.estate.drain_timeout;
         let pools = Pools::build(&config, workers);
         let mut registry = Registry::default();
@@ -96,11 +121,26 @@ impl Application {
         };
         let forever = (CancellationToken::new(), TaskTracker::new());
         tokio::spawn(server::serve(admin_listener, answer, forever.0, forever.1));
+        let hsts = config.estate.hsts;
         let proxy = Arc::new(Proxy::new(config, &pools, metrics, tasks.clone()));
-        workers::spawn(&listener, workers, &proxy, &stop, &tasks).map_err(other)?;
-        // The workers hold their own handles on the socket; once they let go, it closes.
-        drop(listener);
-        log_listening(proxy_addr, admin_addr, workers);
+        let tls = match tls {
+            Some((listener, tls)) => Some((listener, watch(tls, &stop)?)),
+            None => None,
+        };
+        let edge = Edge::new(
+            proxy,
+            hsts,
+            transports.plain_http,
+            tls_addr.map(|addr| addr.port()),
+        );
+        let listeners = Listeners {
+            plain: listener,
+            tls,
+        };
+        workers::spawn(&listeners, workers, &Arc::new(edge), &stop, &tasks).map_err(other)?;
+        // The workers hold their own handles on the sockets; once they let go, they close.
+        drop(listeners);
+        log_listening(proxy_addr, tls_addr, admin_addr, workers);
         Ok(Running {
             stop,
             tasks,
@@ -136,6 +176,11 @@ fn other(error: std::io::Error) -> StartFailure {
     StartFailure::Other(error.to_string())
 }
 
+fn watch(tls: Tls, stop: &CancellationToken) -> Result<tokio_rustls::TlsAcceptor, StartFailure> {
+    tls.watch(stop.clone())
+        .map_err(|error| StartFailure::Other(error.to_string()))
+}
+
 fn bind(listen: platform::ListenConfig) -> Result<std::net::TcpListener, StartFailure> {
     listen.bind().map_err(|error| {
         StartFailure::Other(format!(
@@ -145,8 +190,15 @@ fn bind(listen: platform::ListenConfig) -> Result<std::net::TcpListener, StartFa
     })
 }
 
-fn log_listening(proxy: SocketAddr, admin: SocketAddr, workers: usize) {
-    tracing::info!(proxy = %proxy, admin = %admin, workers, "listening");
+fn log_listening(proxy: SocketAddr, tls: Option<SocketAddr>, admin: SocketAddr, workers: usize) {
+    match tls {
+        Some(tls) => log_listening_tls(proxy, tls, admin, workers),
+        None => tracing::info!(proxy = %proxy, admin = %admin, workers, "listening"),
+    }
+}
+
+fn log_listening_tls(proxy: SocketAddr, tls: SocketAddr, admin: SocketAddr, workers: usize) {
+    tracing::info!(proxy = %proxy, tls = %tls, admin = %admin, workers, "listening");
 }
 
 fn log_draining(signal: &str, deadline: Duration) {

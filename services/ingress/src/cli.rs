@@ -5,6 +5,7 @@
 use crate::application::Application;
 use crate::config::IngressConfig;
 use crate::settings::{self, AdminEnv, Settings};
+use crate::tls::{Tls, Transports};
 use platform::config::{EXIT_CONFIG, Env, ProcessEnv};
 use platform::{ServiceInfo, StartFailure};
 use std::process::ExitCode;
@@ -38,8 +39,10 @@ ingress: the tunnel-style ingress. It reads cloudflared's ingress file (INGRESS_
 default compose/ingress.yml) and proxies each hostname to its origin(s); see docs/ingress.md.
 
 Usage:
-  ingress                 serve on BIND_ADDR:PORT (default 127.0.0.1:8080); /health and
-                          /metrics on BIND_ADDR:INGRESS_ADMIN_PORT (default 8081)
+  ingress                 serve on BIND_ADDR:PORT (default 127.0.0.1:8080) and, with a
+                          certificate (estate.tls or INGRESS_TLS_CERT/KEY), HTTPS on
+                          INGRESS_TLS_PORT (default 8443; SIGHUP reloads the certificate);
+                          /health and /metrics on BIND_ADDR:INGRESS_ADMIN_PORT (default 8081)
   ingress validate        check the ingress file; prints OK, or the reason and exits 1
   ingress rule URL        print which rule (counting from 0) a URL matches
   ingress --healthcheck   probe http://<BIND_ADDR>:<INGRESS_ADMIN_PORT>/health, exit 0 or 1
@@ -174,7 +177,15 @@ async fn serve(env: &dyn Env) -> ExitCode {
         Ok(config) => config,
         Err(error) => return refused(&error),
     };
-    let served = match Application::build(&settings, config) {
+    let transports = match Transports::resolve(&settings, &config.estate.tls) {
+        Ok(transports) => transports,
+        Err(error) => return refused(&error),
+    };
+    let tls = match transports.tls.as_ref().map(Tls::load).transpose() {
+        Ok(tls) => tls,
+        Err(error) => return refused(&error),
+    };
+    let served = match Application::build(&settings, config, transports, tls) {
         Ok(application) => application.run_until_stopped().await,
         Err(failure) => Err(failure),
     };

@@ -3,8 +3,9 @@
 //! ask for and cloudflared lacks (several origins per service, health checks, connect retry,
 //! drain) lives under one extra top-level key, `estate:`, that cloudflared ignores.
 //!
-//! It plays the edge too: an unreachable origin is Cloudflare's `502` with the whole body
-//! `error code: 502`, and every answer carries HSTS.
+//! It plays the edge too: it terminates TLS (HTTP/2 or HTTP/1.1 by ALPN), an unreachable
+//! origin is Cloudflare's `502` with the whole body `error code: 502`, and every HTTPS answer
+//! carries HSTS (plain HTTP is redirected to HTTPS, or served without it).
 //!
 //! # Layout
 //! - [`config`]: the file, validated with cloudflared's rules and messages, and the request
@@ -17,6 +18,7 @@
 //! - [`server`]: the accept loop and graceful stop; [`workers`]: one thread and runtime per
 //!   core on the proxied port; [`application`]: build, serve, drain.
 //! - [`admin`]: `/health` and `/metrics` on their own port; [`metrics`]: what they count.
+//! - [`tls`]: TLS termination, certificate reload, and what each transport answers.
 //! - [`settings`]: the environment; [`cli`]: the command line.
 
 pub mod admin;
@@ -28,6 +30,7 @@ pub mod origin;
 pub mod proxy;
 pub mod server;
 pub mod settings;
+pub mod tls;
 pub mod workers;
 
 pub use application::Application;

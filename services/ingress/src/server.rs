@@ -1,27 +1,43 @@
-//! The accept loop shared by the proxy and admin ports: HTTP/1.1 with keep-alive and
-//! upgrades, one task per connection, and a graceful stop: when `stop` is cancelled the
-//! listener closes (new connections are refused), idle connections close, and in-flight
-//! requests finish with `Connection: close`; the caller waits for `tasks` within its deadline.
+//! The accept loops: plain HTTP/1.1 (the proxy's plain port and the admin port) and TLS (the
+//! proxy's TLS port: HTTP/2 or HTTP/1.1 as ALPN chose). Both keep connections alive, allow upgrades, run one task per connection and
+//! stop gracefully: when `stop` is cancelled the listener closes (new connections are
+//! refused), idle connections close, in-flight HTTP/1.1 requests finish with
+//! `Connection: close` and HTTP/2 connections get a GOAWAY and finish their open streams; the
+//! caller waits for `tasks` within its deadline.
 
+use crate::tls::automatic::Automatic;
 use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::{Body, Incoming};
-use hyper::server::conn::http1;
+use hyper::server::conn::{http1, http2};
 use hyper::service::Service;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use std::error::Error as StdError;
+use std::fmt::Display;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 /// Time a client has to send a request head.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// Largest request head (request line and headers), in both protocols: past it, `431`.
+/// hyper's own bound (its read buffer, ~400 KiB) is not exact: a head that arrives whole in
+/// one read is parsed however long it is.
+const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// Time a client has to finish the TLS handshake: a peer that opens the connection and says
+/// nothing must not hold a task for ever.
+const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Pause after a failed accept (out of file descriptors, say) before the next.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
-/// Serves `listener` until `stop`, one `make(peer)` service per connection.
+/// Serves plain HTTP/1.1 on `listener` until `stop`, one `make(peer)` service per connection.
 pub async fn serve<F, S, B>(
     listener: TcpListener,
     make: F,
@@ -35,10 +51,91 @@ pub async fn serve<F, S, B>(
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
+    let builder = http1_builder();
+    accept_each(&listener, &stop, |stream, peer| {
+        let connection = builder
+            .serve_connection(TokioIo::new(stream), make(peer))
+            .with_upgrades();
+        tasks.spawn(drive(connection, stop.clone(), |connection| {
+            connection.graceful_shutdown();
+        }));
+    })
+    .await;
+}
+
+/// Serves TLS on `listener` until `stop`: `make(peer, switched)` is the connection's service,
+/// which sets `switched` when the connection becomes a tunnel (see [`Automatic`]).
+pub async fn serve_tls<F, S, B>(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    hsts: bool,
+    make: F,
+    stop: CancellationToken,
+    tasks: TaskTracker,
+) where
+    F: Fn(SocketAddr, Arc<AtomicBool>) -> S,
+    S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let builders = Arc::new((http1_builder(), http2_builder()));
+    accept_each(&listener, &stop, |stream, peer| {
+        let switched = Arc::new(AtomicBool::new(false));
+        let service = make(peer, switched.clone());
+        let (acceptor, builders, stop) = (acceptor.clone(), builders.clone(), stop.clone());
+        tasks.spawn(async move {
+            let Some(stream) = handshake(&acceptor, stream, &stop).await else {
+                return;
+            };
+            let (http1, http2) = &*builders;
+            if stream.get_ref().1.alpn_protocol() == Some(b"h2") {
+                let connection = http2.serve_connection(TokioIo::new(stream), service);
+                drive(connection, stop, |connection| {
+                    connection.graceful_shutdown()
+                })
+                .await;
+            } else {
+                let io = TokioIo::new(Automatic::new(stream, hsts, switched));
+                let connection = http1.serve_connection(io, service).with_upgrades();
+                drive(connection, stop, |connection| {
+                    connection.graceful_shutdown()
+                })
+                .await;
+            }
+        });
+    })
+    .await;
+}
+
+/// HTTP/1.1 as both ports speak it. hyper-util's `auto` builder would sniff for HTTP/2
+/// instead of trusting ALPN and cannot bound the head exactly ([`MAX_HEADER_BYTES`]), so
+/// each protocol has hyper's own builder.
+fn http1_builder() -> http1::Builder {
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .max_header_size(MAX_HEADER_BYTES);
+    builder
+}
+
+/// HTTP/2 on connections that chose `h2` by ALPN.
+fn http2_builder() -> http2::Builder<TokioExecutor> {
+    let mut builder = http2::Builder::new(TokioExecutor::new());
+    builder
+        .timer(TokioTimer::new())
+        .max_header_list_size(u32::try_from(MAX_HEADER_BYTES).unwrap_or(u32::MAX));
+    builder
+}
+
+/// Accepts until `stop`, handing each connection to `each`.
+async fn accept_each(
+    listener: &TcpListener,
+    stop: &CancellationToken,
+    mut each: impl FnMut(TcpStream, SocketAddr),
+) {
     loop {
         let (stream, peer) = tokio::select! {
             () = stop.cancelled() => break,
@@ -52,23 +149,49 @@ pub async fn serve<F, S, B>(
             },
         };
         let _ = stream.set_nodelay(true);
-        let connection = builder
-            .serve_connection(TokioIo::new(stream), make(peer))
-            .with_upgrades();
-        let stop = stop.clone();
-        tasks.spawn(async move {
-            tokio::pin!(connection);
-            let ended = tokio::select! {
-                ended = connection.as_mut() => ended,
-                () = stop.cancelled() => {
-                    connection.as_mut().graceful_shutdown();
-                    connection.await
-                }
-            };
-            if let Err(error) = ended {
-                log_connection_failed(&error);
-            }
-        });
+        each(stream, peer);
+    }
+}
+
+/// The TLS handshake, bounded in time and abandoned on `stop`.
+async fn handshake(
+    acceptor: &TlsAcceptor,
+    stream: TcpStream,
+    stop: &CancellationToken,
+) -> Option<TlsStream<TcpStream>> {
+    let accepted = tokio::select! {
+        () = stop.cancelled() => return None,
+        accepted = tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream)) => accepted,
+    };
+    match accepted {
+        Ok(Ok(stream)) => Some(stream),
+        Ok(Err(error)) => {
+            log_handshake_failed(&error);
+            None
+        }
+        Err(_) => {
+            log_handshake_timed_out();
+            None
+        }
+    }
+}
+
+/// Runs one connection; on `stop`, asks it to finish gracefully and waits for it.
+async fn drive<C, E>(connection: C, stop: CancellationToken, shutdown: fn(Pin<&mut C>))
+where
+    C: Future<Output = Result<(), E>>,
+    E: Display,
+{
+    tokio::pin!(connection);
+    let ended = tokio::select! {
+        ended = connection.as_mut() => ended,
+        () = stop.cancelled() => {
+            shutdown(connection.as_mut());
+            connection.await
+        }
+    };
+    if let Err(error) = ended {
+        log_connection_failed(&error);
     }
 }
 
@@ -76,6 +199,14 @@ fn log_accept_failed(error: &std::io::Error) {
     tracing::warn!(%error, "accept failed");
 }
 
-fn log_connection_failed(error: &hyper::Error) {
+fn log_handshake_failed(error: &std::io::Error) {
+    tracing::debug!(%error, "TLS handshake failed");
+}
+
+fn log_handshake_timed_out() {
+    tracing::debug!("TLS handshake timed out");
+}
+
+fn log_connection_failed(error: &dyn Display) {
     tracing::debug!(%error, "client connection ended with an error");
 }

@@ -3,17 +3,21 @@
 //! origin connections its requests use and their hand-offs then stay on one thread: no
 //! cross-thread wake-ups on the hot path, which is most of what a proxy does.
 //!
-//! The listening socket is shared, not duplicated with `SO_REUSEPORT`: a second ingress
+//! Each worker accepts from the plain port and, when TLS is configured, the TLS port.
+//!
+//! The listening sockets are shared, not duplicated with `SO_REUSEPORT`: a second ingress
 //! started by mistake on the same port fails with "address in use" instead of silently
 //! taking half the traffic.
 
-use crate::proxy::Proxy;
 use crate::server;
+use crate::tls::Edge;
 use hyper::service::service_fn;
 use std::cell::Cell;
 use std::convert::Infallible;
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -31,51 +35,108 @@ pub fn count() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Starts `count` workers serving `listener` with `proxy` until `stop`; each keeps running
+/// The proxied sockets every worker accepts from.
+pub struct Listeners {
+    /// The plain HTTP port.
+    pub plain: std::net::TcpListener,
+    /// The TLS port and its acceptor, when TLS is configured.
+    pub tls: Option<(std::net::TcpListener, TlsAcceptor)>,
+}
+
+impl Listeners {
+    fn try_clone(&self) -> io::Result<Self> {
+        let tls = match &self.tls {
+            Some((listener, acceptor)) => Some((listener.try_clone()?, acceptor.clone())),
+            None => None,
+        };
+        Ok(Self {
+            plain: self.plain.try_clone()?,
+            tls,
+        })
+    }
+}
+
+/// Starts `count` workers serving `listeners` with `edge` until `stop`; each keeps running
 /// until every task in `tasks` (which the caller closes when it stops) has finished.
 pub fn spawn(
-    listener: &std::net::TcpListener,
+    listeners: &Listeners,
     count: usize,
-    proxy: &Arc<Proxy>,
+    edge: &Arc<Edge>,
     stop: &CancellationToken,
     tasks: &TaskTracker,
 ) -> io::Result<()> {
-    listener.set_nonblocking(true)?;
+    listeners.plain.set_nonblocking(true)?;
+    if let Some((listener, _)) = &listeners.tls {
+        listener.set_nonblocking(true)?;
+    }
     for index in 0..count {
-        let listener = listener.try_clone()?;
+        let listeners = listeners.try_clone()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let (proxy, stop, tasks) = (proxy.clone(), stop.clone(), tasks.clone());
+        let (edge, stop, tasks) = (edge.clone(), stop.clone(), tasks.clone());
         std::thread::Builder::new()
             .name(format!("ingress-worker-{index}"))
             .spawn(move || {
                 WORKER.with(|worker| worker.set(index));
-                runtime.block_on(work(listener, proxy, stop, tasks));
+                runtime.block_on(work(listeners, edge, stop, tasks));
             })?;
     }
     Ok(())
 }
 
-async fn work(
-    listener: std::net::TcpListener,
-    proxy: Arc<Proxy>,
-    stop: CancellationToken,
-    tasks: TaskTracker,
-) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(error) => return log_failed(&error),
+async fn work(listeners: Listeners, edge: Arc<Edge>, stop: CancellationToken, tasks: TaskTracker) {
+    let plain = async {
+        match tokio::net::TcpListener::from_std(listeners.plain) {
+            Ok(listener) => serve_plain(listener, edge.clone(), &stop, &tasks).await,
+            Err(error) => log_failed(&error),
+        }
     };
+    let tls = async {
+        let Some((listener, acceptor)) = listeners.tls else {
+            return;
+        };
+        match tokio::net::TcpListener::from_std(listener) {
+            Ok(listener) => serve_tls(listener, acceptor, edge.clone(), &stop, &tasks).await,
+            Err(error) => log_failed(&error),
+        }
+    };
+    tokio::join!(plain, tls);
+    tasks.wait().await;
+}
+
+async fn serve_plain(
+    listener: tokio::net::TcpListener,
+    edge: Arc<Edge>,
+    stop: &CancellationToken,
+    tasks: &TaskTracker,
+) {
     let make = move |peer| {
-        let proxy = proxy.clone();
+        let edge = edge.clone();
         service_fn(move |request| {
-            let proxy = proxy.clone();
-            async move { Ok::<_, Infallible>(proxy.handle(peer, request).await) }
+            let edge = edge.clone();
+            async move { Ok::<_, Infallible>(edge.plain(peer, request).await) }
         })
     };
-    server::serve(listener, make, stop, tasks.clone()).await;
-    tasks.wait().await;
+    server::serve(listener, make, stop.clone(), tasks.clone()).await;
+}
+
+async fn serve_tls(
+    listener: tokio::net::TcpListener,
+    acceptor: TlsAcceptor,
+    edge: Arc<Edge>,
+    stop: &CancellationToken,
+    tasks: &TaskTracker,
+) {
+    let hsts = edge.hsts();
+    let make = move |peer, switched: Arc<AtomicBool>| {
+        let edge = edge.clone();
+        service_fn(move |request| {
+            let (edge, switched) = (edge.clone(), switched.clone());
+            async move { Ok::<_, Infallible>(edge.https(peer, request, &switched).await) }
+        })
+    };
+    server::serve_tls(listener, acceptor, hsts, make, stop.clone(), tasks.clone()).await;
 }
 
 fn log_failed(error: &io::Error) {

@@ -1,5 +1,7 @@
 //! "What the edge does provide", as the ingress plays the edge: HSTS for a year including
-//! subdomains on every answer, and the services' metrics not reachable on public hostnames
+//! subdomains on every HTTPS answer and none over plain HTTP (a browser ignores it there,
+//! RFC 6797 §8.1), plain HTTP redirected to the same URL on HTTPS when the probe is told the
+//! plain port (`--plain-url`), and the services' metrics not reachable on public hostnames
 //! (the ingress map answers `http_status:404` there; DESIGN.md §4.14, §9).
 
 use super::Run;
@@ -12,6 +14,8 @@ pub const NAME: &str = "edge";
 const TITLE: &str = "What the edge does provide";
 /// The ingress's HSTS value (the seed's edge sent the same, with a space before the `;`).
 pub const HSTS: &str = "max-age=31536000; includeSubDomains";
+/// How a report shows a header that is not there.
+const NONE: &str = "(none)";
 
 /// Runs the check.
 pub async fn check(run: &mut Run) -> Section {
@@ -25,18 +29,27 @@ pub async fn check(run: &mut Run) -> Section {
     let mut section = Section::new(
         NAME,
         TITLE,
-        "Each service's health through the ingress, and its metrics path on its public hostname.",
+        "Each service's health through the ingress (HSTS over HTTPS only), the same URL over \
+         plain HTTP when its port is given (a redirect, no HSTS), and its metrics path on its \
+         public hostname.",
     );
     for service in through {
-        let request = run
+        let health_url = run.estate.url(service, service.health_path());
+        let expected = if health_url.starts_with("https://") {
+            HSTS
+        } else {
+            NONE
+        };
+        let health = run
             .estate
-            .request(Method::GET, service, service.health_path());
-        let health = run.estate.send(request).await;
-        let observed = health
-            .header("strict-transport-security")
-            .unwrap_or("(none)");
-        let label = format!("{service}: `strict-transport-security`");
-        section.compare(&label, HSTS, observed);
+            .send(run.estate.request_url(Method::GET, &health_url))
+            .await;
+        let observed = health.header("strict-transport-security").unwrap_or(NONE);
+        section.compare(
+            &format!("{service}: `strict-transport-security`"),
+            expected,
+            observed,
+        );
         let metrics = match service {
             Service::Backend => "/actuator/prometheus",
             _ => "/metrics",
@@ -56,6 +69,28 @@ pub async fn check(run: &mut Run) -> Section {
             health.status_text(),
             answer.status_text()
         ));
+        plain(run, &mut section, service, &health_url).await;
     }
     section
+}
+
+/// Plain HTTP: a `308` to the HTTPS URL, and no HSTS.
+async fn plain(run: &Run, section: &mut Section, service: Service, https_url: &str) {
+    let Some(url) = run.estate.plain_url(service, service.health_path()) else {
+        return;
+    };
+    let answer = run
+        .estate
+        .send(run.estate.request_url(Method::GET, &url))
+        .await;
+    let label = |what: &str| format!("{service}: plain HTTP {what}");
+    section.compare(&label("status"), "308", answer.status_text());
+    let location = answer.header("location").unwrap_or(NONE);
+    section.compare(&label("`location`"), https_url, location);
+    let hsts = answer.header("strict-transport-security").unwrap_or(NONE);
+    section.compare(&label("`strict-transport-security`"), NONE, hsts);
+    section.line(format!(
+        "{service}  GET {url}  {}  location: {location}  strict-transport-security: {hsts}",
+        answer.status_text()
+    ));
 }

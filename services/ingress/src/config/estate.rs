@@ -1,10 +1,11 @@
-//! The `estate:` extension resolved: drain, connect retry, edge headers, and the pools of
-//! origins (with their health checks) behind the services named in `ingress:`.
+//! The `estate:` extension resolved: drain, connect retry, edge headers, the pools of
+//! origins (with their health checks) behind the services named in `ingress:`, and TLS.
 
 use super::IngressError;
 use super::origin_request::parse_duration;
 use super::raw::{RawEstate, RawHealthCheck, RawPool};
 use super::service::{self, HttpService};
+use super::tls::TlsFile;
 use platform::TrustedProxies;
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ pub struct Estate {
     pub request_id_trust: TrustedProxies,
     /// Several origins behind a service, with their health checks.
     pub pools: Vec<Pool>,
+    /// TLS termination and the plain HTTP port's answer, as the file sets them.
+    pub tls: TlsFile,
 }
 
 /// The origins behind one service.
@@ -89,6 +92,7 @@ impl Estate {
             hsts: raw.edge_headers.hsts.unwrap_or(true),
             request_id_trust: super::request_id::resolve(&raw.request_id)?,
             pools,
+            tls: TlsFile::resolve(raw.tls.as_ref(), raw.plain_http.as_deref())?,
         })
     }
 

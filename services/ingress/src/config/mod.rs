@@ -14,6 +14,7 @@ mod raw;
 mod request_id;
 mod rule;
 mod service;
+mod tls;
 
 pub use error::IngressError;
 pub use estate::{Estate, HealthCheck, Pool};
@@ -22,6 +23,7 @@ pub use origin_request::OriginRequest;
 pub use path::{BadPath, RequestPath};
 pub use rule::Rule;
 pub use service::{HttpService, Service};
+pub use tls::{PlainHttp, TlsFile, parse_plain_http};
 
 use raw::RawFile;
 use regex::Regex;

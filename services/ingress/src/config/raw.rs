@@ -74,6 +74,10 @@ pub struct RawEstate {
     /// Several origins for a rule's service.
     #[serde(default)]
     pub pools: Vec<RawPool>,
+    /// TLS termination (`crate::config::tls`).
+    pub tls: Option<super::tls::RawTls>,
+    /// `redirect` or `serve` on the plain HTTP port.
+    pub plain_http: Option<String>,
 }
 
 /// `estate.edgeHeaders`.

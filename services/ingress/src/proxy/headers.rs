@@ -1,6 +1,6 @@
 //! Header rules at the edge: hop-by-hop headers stop here (RFC 9110 §7.6.1), the client's
-//! address and scheme travel on in `X-Forwarded-*`, only WebSocket upgrades pass, and HSTS
-//! is added to every answer.
+//! address and scheme travel on in `X-Forwarded-*`, only WebSocket upgrades pass; the edge's
+//! HSTS value (set on HTTPS answers by `crate::tls::edge`).
 //!
 //! `Connection` may name more hop-by-hop headers, and those go too, except the end-to-end
 //! fields the edge and the services depend on ([`END_TO_END`] and every `X-Forwarded-*`):
@@ -11,8 +11,8 @@
 use http::Method;
 use http::header::{
     AUTHORIZATION, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, FORWARDED,
-    HOST, HeaderMap, HeaderName, HeaderValue, ORIGIN, SET_COOKIE, STRICT_TRANSPORT_SECURITY, TE,
-    TRAILER, TRANSFER_ENCODING, UPGRADE,
+    HOST, HeaderMap, HeaderName, HeaderValue, ORIGIN, SET_COOKIE, TE, TRAILER, TRANSFER_ENCODING,
+    UPGRADE,
 };
 use std::net::IpAddr;
 
@@ -126,9 +126,9 @@ pub fn drop_length_under_encoding(headers: &mut HeaderMap) {
 }
 
 /// Appends the peer to `X-Forwarded-For` (after any hops the client sent, so the backend's
-/// rightmost-untrusted rule finds it), sets `X-Forwarded-Proto: http` (what the client
+/// rightmost-untrusted rule finds it), sets `X-Forwarded-Proto` to `proto` (what the client
 /// used here) and `X-Forwarded-Host` to the client's `Host`.
-pub fn add_forwarded(headers: &mut HeaderMap, peer: IpAddr) {
+pub fn add_forwarded(headers: &mut HeaderMap, peer: IpAddr, proto: HeaderValue) {
     let prior: Vec<&str> = headers
         .get_all(X_FORWARDED_FOR)
         .iter()
@@ -142,18 +142,11 @@ pub fn add_forwarded(headers: &mut HeaderMap, peer: IpAddr) {
     if let Ok(value) = HeaderValue::from_str(&chain) {
         headers.insert(X_FORWARDED_FOR, value);
     }
-    headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
+    headers.insert(X_FORWARDED_PROTO, proto);
     match headers.get(HOST).cloned() {
         Some(host) => headers.insert(X_FORWARDED_HOST, host),
         None => headers.remove(X_FORWARDED_HOST),
     };
-}
-
-/// Adds the edge's headers to an answer.
-pub fn add_edge(headers: &mut HeaderMap, hsts: bool) {
-    if hsts {
-        headers.insert(STRICT_TRANSPORT_SECURITY, HSTS);
-    }
 }
 
 #[cfg(test)]

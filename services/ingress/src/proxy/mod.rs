@@ -1,6 +1,7 @@
 //! The proxy: check a request as RFC 9112 asks (the edge's own 400 otherwise), match it to
 //! its rule by host and normalized path, answer `http_status:NNN` rules here, send the rest
-//! to an origin of the rule's pool, and hand the answer back with the edge's headers.
+//! to an origin of the rule's pool, and hand the answer back (the transport's headers,
+//! HSTS on HTTPS, are `crate::tls::edge`'s).
 //!
 //! Bodies stream both ways (hyper's `Incoming` is passed through, never collected); a
 //! WebSocket upgrade becomes a tunnel; an origin that cannot be reached or fails the request
@@ -97,7 +98,6 @@ impl Proxy {
             }
             Err(refusal) => self.refused(&refusal),
         };
-        headers::add_edge(response.headers_mut(), self.config.estate.hsts);
         stamp.finish(&mut response);
         response
     }
@@ -223,7 +223,8 @@ fn prepare(
         request.headers_mut().insert(HOST, authority);
     }
     headers::strip_hop_by_hop(request.headers_mut(), websocket);
-    headers::add_forwarded(request.headers_mut(), peer.ip());
+    let proto = crate::tls::Scheme::of(request).forwarded_proto();
+    headers::add_forwarded(request.headers_mut(), peer.ip(), proto);
     request_id::forward(request);
     if let Some(host) = &settings.http_host_header {
         request.headers_mut().insert(HOST, host.clone());

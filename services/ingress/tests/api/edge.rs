@@ -1,7 +1,8 @@
 //! What the ingress answers itself, as the edge did in the seed: the 502 for an origin that
 //! is not there (whole body `error code: 502`, no CORS headers, whatever the `Origin`; only
-//! the request's id beside the edge's own headers),
-//! `http_status:NNN` rules, and HSTS on every answer unless switched off.
+//! the request's id beside the edge's own headers) and `http_status:NNN` rules, here on plain
+//! HTTP, where no answer carries HSTS (HTTPS, where every one does: `tls.rs`); and HSTS
+//! switched off on HTTPS.
 
 use crate::origins::Origin;
 use crate::process::Ingress;
@@ -46,33 +47,23 @@ async fn an_unreachable_origin_is_the_edge_502_and_nothing_else() {
             .await
             .expect("the ingress answers");
         assert_eq!(response.status().as_u16(), 502, "{method}");
-        let expected: BTreeSet<String> = [
-            "content-length",
-            "content-type",
-            "date",
-            "strict-transport-security",
-            "x-request-id",
-        ]
-        .map(str::to_owned)
-        .into();
+        let expected: BTreeSet<String> = ["content-length", "content-type", "date", "x-request-id"]
+            .map(str::to_owned)
+            .into();
         assert_eq!(
             names(&response),
             expected,
-            "{method}: no access-control-* or anything else"
+            "{method}: no access-control-*, no HSTS over plain HTTP, nothing else"
         );
         let header = |name: &str| response.headers()[name].to_str().expect("ascii").to_owned();
         assert_eq!(header("content-type"), "text/plain; charset=UTF-8");
         assert_eq!(header("content-length"), "15");
-        assert_eq!(
-            header("strict-transport-security"),
-            "max-age=31536000; includeSubDomains"
-        );
         assert_eq!(response.text().await.expect("body"), "error code: 502");
     }
 }
 
 #[actix_web::test]
-async fn status_rules_answer_here_with_an_empty_body_and_hsts() {
+async fn status_rules_answer_here_with_an_empty_body() {
     let ingress = Ingress::start(
         "ingress:\n  - hostname: gone.localhost\n    service: http_status:410\n  - service: http_status:404\n",
     );
@@ -85,9 +76,11 @@ async fn status_rules_answer_here_with_an_empty_body_and_hsts() {
             .await
             .expect("the ingress answers");
         assert_eq!(response.status().as_u16(), status);
-        assert_eq!(
-            response.headers()["strict-transport-security"],
-            "max-age=31536000; includeSubDomains"
+        assert!(
+            response
+                .headers()
+                .get("strict-transport-security")
+                .is_none()
         );
         assert_eq!(response.headers()["content-length"], "0");
         assert_eq!(response.text().await.expect("body"), "");
@@ -97,12 +90,21 @@ async fn status_rules_answer_here_with_an_empty_body_and_hsts() {
 #[actix_web::test]
 async fn hsts_can_be_switched_off() {
     let origin = Origin::start("plain");
-    let ingress = Ingress::start(&format!(
-        "ingress:\n  - service: {}\nestate:\n  edgeHeaders:\n    hsts: false\n",
-        origin.url()
-    ));
-    let response = crate::client()
-        .get(ingress.url("/echo"))
+    let cert = crate::secure::DevCert::make();
+    let ingress = cert.ingress(
+        &format!(
+            "ingress:\n  - service: {}\nestate:\n  edgeHeaders:\n    hsts: false\n",
+            origin.url()
+        ),
+        &[],
+    );
+    let response = cert
+        .client(ingress.tls())
+        .get(format!(
+            "https://{}:{}/echo",
+            crate::secure::HOST,
+            ingress.tls().port()
+        ))
         .send()
         .await
         .expect("the ingress answers");
@@ -112,5 +114,36 @@ async fn hsts_can_be_switched_off() {
             .headers()
             .get("strict-transport-security")
             .is_none()
+    );
+}
+
+#[actix_web::test]
+async fn an_origins_own_hsts_is_replaced_on_https() {
+    let port = crate::headers::raw_origin().await;
+    let cert = crate::secure::DevCert::make();
+    let ingress = cert.ingress(
+        &format!("ingress:\n  - service: http://127.0.0.1:{port}\n"),
+        &[],
+    );
+    let response = cert
+        .client(ingress.tls())
+        .get(format!(
+            "https://{}:{}/",
+            crate::secure::HOST,
+            ingress.tls().port()
+        ))
+        .send()
+        .await
+        .expect("the ingress answers");
+    let values: Vec<&str> = response
+        .headers()
+        .get_all("strict-transport-security")
+        .iter()
+        .map(|value| value.to_str().expect("ascii"))
+        .collect();
+    assert_eq!(
+        values,
+        ["max-age=31536000; includeSubDomains"],
+        "not max-age=1"
     );
 }

@@ -1,5 +1,6 @@
 //! The real `ingress` binary as a child process: a generated ingress file, `PORT=0` and
-//! `INGRESS_ADMIN_PORT=0`, the bound addresses read from its JSON `listening` log line.
+//! `INGRESS_ADMIN_PORT=0` (and `INGRESS_TLS_PORT=0`), the bound addresses read from its JSON
+//! `listening` log line.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -9,13 +10,15 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_ingress");
+pub const BINARY: &str = env!("CARGO_BIN_EXE_ingress");
 
 /// A running ingress.
 pub struct Ingress {
     child: Child,
     pub proxy: SocketAddr,
     pub admin: SocketAddr,
+    /// The TLS port, when the ingress serves one.
+    pub tls: Option<SocketAddr>,
     pub log: Arc<Mutex<Vec<String>>>,
     _dir: tempfile::TempDir,
 }
@@ -23,13 +26,20 @@ pub struct Ingress {
 impl Ingress {
     /// Starts the binary on `yaml`; panics if it does not listen within 30 s.
     pub fn start(yaml: &str) -> Self {
+        Self::start_with(yaml, &[])
+    }
+
+    /// Starts the binary on `yaml` with `env` set too.
+    pub fn start_with(yaml: &str, env: &[(&str, &str)]) -> Self {
         let (dir, path) = write_config(yaml);
         let mut child = Command::new(BINARY)
             .env("INGRESS_CONFIG", &path)
             .env("PORT", "0")
             .env("INGRESS_ADMIN_PORT", "0")
+            .env("INGRESS_TLS_PORT", "0")
             .env("LOG_FORMAT", "json")
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -46,13 +56,14 @@ impl Ingress {
                 lines.lock().expect("log lock").push(line);
             }
         });
-        let (proxy, admin) = listening
+        let (proxy, admin, tls) = listening
             .recv_timeout(Duration::from_secs(30))
             .unwrap_or_else(|_| panic!("no listening line; log: {:?}", log.lock().expect("log")));
         Self {
             child,
             proxy,
             admin,
+            tls,
             log,
             _dir: dir,
         }
@@ -80,13 +91,36 @@ impl Ingress {
             .expect("metrics text")
     }
 
+    /// The TLS address; panics when the ingress serves no TLS.
+    pub fn tls(&self) -> SocketAddr {
+        self.tls.expect("the ingress serves TLS")
+    }
+
     /// Sends SIGTERM.
     pub fn terminate(&self) {
+        self.signal("TERM");
+    }
+
+    /// Sends the signal `name` (`TERM`, `HUP`).
+    pub fn signal(&self, name: &str) {
         let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args([&format!("-{name}"), &self.child.id().to_string()])
             .status()
             .expect("kill runs");
-        assert!(status.success(), "kill -TERM failed");
+        assert!(status.success(), "kill -{name} failed");
+    }
+
+    /// Waits until `text` appears `count` times in the log, at most 10 s.
+    pub fn wait_log(&self, text: &str, count: usize) {
+        let start = Instant::now();
+        while self.log_text().matches(text).count() < count {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no {count} × {text:?} in the log: {}",
+                self.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Waits for the process to exit, at most `limit`.
@@ -117,13 +151,13 @@ impl Drop for Ingress {
     }
 }
 
-fn listening_addresses(line: &str) -> Option<(SocketAddr, SocketAddr)> {
+fn listening_addresses(line: &str) -> Option<(SocketAddr, SocketAddr, Option<SocketAddr>)> {
     let event: serde_json::Value = serde_json::from_str(line).ok()?;
     if event.get("message")?.as_str()? != "listening" {
         return None;
     }
     let address = |key: &str| event.get(key)?.as_str()?.parse().ok();
-    Some((address("proxy")?, address("admin")?))
+    Some((address("proxy")?, address("admin")?, address("tls")))
 }
 
 fn write_config(yaml: &str) -> (tempfile::TempDir, PathBuf) {

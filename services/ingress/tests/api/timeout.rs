@@ -37,7 +37,6 @@ async fn an_origin_that_never_answers_is_the_edge_504() {
             "content-length",
             "content-type",
             "date",
-            "strict-transport-security",
             "x-request-id"
         ])
     );

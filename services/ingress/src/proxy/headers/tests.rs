@@ -96,7 +96,8 @@ fn forwarded_headers_append_the_peer() {
     ]);
     headers.append(X_FORWARDED_FOR, HeaderValue::from_static("198.51.100.1"));
     headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("https"));
-    add_forwarded(&mut headers, "127.0.0.1".parse().expect("ip"));
+    let proto = HeaderValue::from_static("http");
+    add_forwarded(&mut headers, "127.0.0.1".parse().expect("ip"), proto);
     assert_eq!(
         headers.get(X_FORWARDED_FOR).expect("set"),
         "203.0.113.9, 198.51.100.1, 127.0.0.1"
