@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 const TASKS: u32 = 16;
 const PER_TASK: u32 = 5_000;
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::main(flavor = "current_thread")]
 async fn main() {
     let Ok(url) = std::env::var("REDIS_URL") else {
         eprintln!("REDIS_URL is not set; scripts/bench-redis.sh sets it");

@@ -24,9 +24,22 @@ impl KeyDigest {
         &self.0
     }
 
-    /// Lower-case hex, for Redis keys and logs only: never on the hot path.
+    /// Lower-case hex, for Redis keys and logs only: never on the memory path.
     pub fn to_hex(&self) -> String {
-        hex::encode(self.0)
+        let mut text = String::with_capacity(32);
+        self.push_hex(&mut text);
+        text
+    }
+
+    /// Appends the lower-case hex to `text` (a Redis key being built), with no allocation
+    /// of its own.
+    pub fn push_hex(&self, text: &mut String) {
+        let mut digits = [0u8; 32];
+        if hex::encode_to_slice(self.0, &mut digits).is_ok()
+            && let Ok(digits) = std::str::from_utf8(&digits)
+        {
+            text.push_str(digits);
+        }
     }
 
     /// A byte that spreads keys evenly over shards (the digest is uniform).

@@ -82,7 +82,12 @@ impl RedisStore {
     async fn ask_redis(&self, group_name: &str, key: &KeyDigest, gcra: &Gcra) -> Option<Decision> {
         let interval_us = (gcra.interval_nanos() / 1000).max(1);
         let tolerance_us = interval_us * (gcra.tolerance_nanos() / gcra.interval_nanos());
-        let redis_key = format!("{}:{group_name}:{}", self.key_prefix, key.to_hex());
+        let mut redis_key = String::with_capacity(self.key_prefix.len() + group_name.len() + 34);
+        redis_key.push_str(&self.key_prefix);
+        redis_key.push(':');
+        redis_key.push_str(group_name);
+        redis_key.push(':');
+        key.push_hex(&mut redis_key);
         let mut invocation = self.script.key(redis_key);
         invocation.arg(interval_us).arg(tolerance_us);
         let (allowed, first, reset_us) = self
