@@ -8,6 +8,7 @@
 
 use crate::limiter::{Limiter, Verdict};
 use crate::policy::retry_after_secs;
+use actix_web::http::header::HeaderValue;
 
 /// Header names, lower-case as HTTP/2 sends them.
 pub const RATE_LIMIT: &str = "ratelimit";
@@ -33,57 +34,84 @@ pub enum FieldStyle {
     DraftAndLegacy,
 }
 
-/// The fields for one request's verdict, as (name, value) pairs.
-pub fn fields(
-    limiter: &Limiter,
-    verdict: &Verdict,
-    style: FieldStyle,
-) -> Vec<(&'static str, String)> {
-    let advertised: Vec<_> = verdict
+/// The fields of one request's verdict, at most six.
+pub type Fields = Vec<(&'static str, HeaderValue)>;
+
+/// The fields for one request's verdict, as (name, value) pairs. Each value is written into
+/// one buffer and handed to the header without a copy: this runs on every metered request.
+pub fn fields(limiter: &Limiter, verdict: &Verdict, style: FieldStyle) -> Fields {
+    let mut advertised = verdict
         .checked
         .iter()
         .filter(|(id, _)| limiter.group(*id).advertised())
-        .collect();
+        .peekable();
     let refusal = verdict.refusal().map(|(_, wait)| retry_after_secs(wait));
-    let mut fields = Vec::with_capacity(6);
-    if let (FieldStyle::DraftAndLegacy, Some((id, decision))) = (style, advertised.first()) {
+    let mut fields = Fields::with_capacity(6);
+    if let (FieldStyle::DraftAndLegacy, Some((id, decision))) = (style, advertised.peek()) {
         let group = limiter.group(*id);
-        let remaining = if refusal.is_some() {
-            0
-        } else {
-            decision.remaining()
+        let remaining = match refusal {
+            Some(_) => 0,
+            None => decision.remaining(),
         };
-        fields.push((X_GROUP, group.name().to_owned()));
-        fields.push((X_LIMIT, group.policy().limit().to_string()));
-        fields.push((X_REMAINING, remaining.to_string()));
+        push(&mut fields, X_GROUP, group.name().to_owned());
+        push(
+            &mut fields,
+            X_LIMIT,
+            number(u64::from(group.policy().limit())),
+        );
+        push(&mut fields, X_REMAINING, number(u64::from(remaining)));
     }
-    if !advertised.is_empty() {
-        let policies = advertised.iter().map(|(id, _)| {
+    if advertised.peek().is_some() {
+        let mut policies = String::with_capacity(64);
+        let mut states = String::with_capacity(64);
+        for (index, (id, decision)) in advertised.enumerate() {
             let group = limiter.group(*id);
-            let policy = group.policy();
-            format!(
-                "\"{}\";q={};w={}",
-                group.name(),
-                policy.limit(),
-                policy.period().as_secs()
-            )
-        });
-        fields.push((RATE_LIMIT_POLICY, policies.collect::<Vec<_>>().join(", ")));
-        let states = advertised.iter().map(|(id, decision)| {
-            let name = limiter.group(*id).name();
-            match refusal {
-                Some(wait) => format!("\"{name}\";r=0;t={wait}"),
-                None => format!(
-                    "\"{name}\";r={};t={}",
-                    decision.remaining(),
-                    retry_after_secs(decision.reset_after())
-                ),
+            if index > 0 {
+                policies.push_str(", ");
+                states.push_str(", ");
             }
-        });
-        fields.push((RATE_LIMIT, states.collect::<Vec<_>>().join(", ")));
+            let policy = group.policy();
+            item(&mut policies, group.name(), "q", u64::from(policy.limit()));
+            policies.push_str(";w=");
+            policies.push_str(itoa::Buffer::new().format(policy.period().as_secs()));
+            let (left, wait) = match refusal {
+                Some(wait) => (0, wait),
+                None => (
+                    decision.remaining(),
+                    retry_after_secs(decision.reset_after()),
+                ),
+            };
+            item(&mut states, group.name(), "r", u64::from(left));
+            states.push_str(";t=");
+            states.push_str(itoa::Buffer::new().format(wait));
+        }
+        push(&mut fields, RATE_LIMIT_POLICY, policies);
+        push(&mut fields, RATE_LIMIT, states);
     }
     if let Some(wait) = refusal {
-        fields.push((RETRY_AFTER, wait.to_string()));
+        push(&mut fields, RETRY_AFTER, number(wait));
     }
     fields
+}
+
+/// `"name";key=value` appended to `text`.
+fn item(text: &mut String, name: &str, key: &str, value: u64) {
+    text.push('"');
+    text.push_str(name);
+    text.push_str("\";");
+    text.push_str(key);
+    text.push('=');
+    text.push_str(itoa::Buffer::new().format(value));
+}
+
+fn number(value: u64) -> String {
+    itoa::Buffer::new().format(value).to_owned()
+}
+
+/// Adds a field whose text is a valid header value by construction (group names are the
+/// service's own identifiers); one that is not is left out rather than sent broken.
+fn push(fields: &mut Fields, name: &'static str, text: String) {
+    if let Ok(value) = HeaderValue::try_from(text) {
+        fields.push((name, value));
+    }
 }

@@ -18,7 +18,7 @@ use crate::limiter::{Group, GroupId, Limiter};
 use crate::rules::RuleTable;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Payload, Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::HeaderName;
 use actix_web::{Error, HttpRequest, HttpResponse, web};
 use futures_util::future::{LocalBoxFuture, Ready, ready};
 use std::rc::Rc;
@@ -261,20 +261,18 @@ where
             if let Some((group, retry_after)) = verdict.refusal() {
                 let group = shared.limiter.group(group);
                 let mut response = (shared.refusal)(&Refused { group, retry_after });
-                append(response.headers_mut(), &fields);
+                append(response.headers_mut(), fields);
                 return Ok(request.into_response(response).map_into_right_body());
             }
             let mut response = service.call(request).await?;
-            append(response.headers_mut(), &fields);
+            append(response.headers_mut(), fields);
             Ok(response.map_into_left_body())
         })
     }
 }
 
-fn append(map: &mut actix_web::http::header::HeaderMap, fields: &[(&'static str, String)]) {
+fn append(map: &mut actix_web::http::header::HeaderMap, fields: headers::Fields) {
     for (name, value) in fields {
-        if let Ok(value) = HeaderValue::from_str(value) {
-            map.insert(HeaderName::from_static(name), value);
-        }
+        map.insert(HeaderName::from_static(name), value);
     }
 }

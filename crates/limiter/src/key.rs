@@ -19,6 +19,19 @@ impl KeyDigest {
         Self(first)
     }
 
+    /// Digests a key given in parts (a kind, then the value), as if they were one: no
+    /// allocation to join them.
+    pub fn of_parts(parts: &[&[u8]]) -> Self {
+        let mut hasher = Sha256::new();
+        for part in parts {
+            hasher.update(part);
+        }
+        let full = hasher.finalize();
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&full[..16]);
+        Self(first)
+    }
+
     /// The 16 bytes.
     pub fn as_bytes(&self) -> &[u8; 16] {
         &self.0

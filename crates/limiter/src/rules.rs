@@ -7,6 +7,7 @@
 //! Patterns: literal segments, `*` for exactly one segment, and a trailing `/**` for the
 //! path itself and everything below it (Spring's AntPathMatcher meaning).
 
+use smallvec::SmallVec;
 use std::fmt;
 
 /// One path pattern.
@@ -33,14 +34,19 @@ impl PathPattern {
 
     /// True when `path` (no query string) matches.
     pub fn matches(&self, path: &str) -> bool {
-        let mut parts = path.split('/').filter(|s| !s.is_empty());
-        for segment in &self.segments {
-            match parts.next() {
-                Some(part) if segment == "*" || segment == part => {}
-                _ => return false,
-            }
+        self.matches_segments(&Segments::of(path))
+    }
+
+    fn matches_segments(&self, parts: &Segments<'_>) -> bool {
+        let parts = parts.0.as_slice();
+        if parts.len() < self.segments.len() || (!self.subtree && parts.len() > self.segments.len())
+        {
+            return false;
         }
-        self.subtree || parts.next().is_none()
+        self.segments
+            .iter()
+            .zip(parts)
+            .all(|(segment, part)| segment == "*" || segment == part)
     }
 }
 
@@ -53,6 +59,16 @@ impl fmt::Display for PathPattern {
             f.write_str("/**")?;
         }
         Ok(())
+    }
+}
+
+/// A path's non-empty segments, split once per request and matched against every rule (on
+/// the stack for the paths the estate routes).
+struct Segments<'a>(SmallVec<[&'a str; 16]>);
+
+impl<'a> Segments<'a> {
+    fn of(path: &'a str) -> Self {
+        Self(path.split('/').filter(|part| !part.is_empty()).collect())
     }
 }
 
@@ -70,12 +86,12 @@ impl Rule {
         &self.groups
     }
 
-    fn matches(&self, method: &str, path: &str) -> bool {
+    fn matches(&self, method: &str, path: &Segments<'_>) -> bool {
         let method_ok = self
             .methods
             .as_ref()
             .is_none_or(|methods| methods.iter().any(|m| m.eq_ignore_ascii_case(method)));
-        method_ok && self.pattern.matches(path)
+        method_ok && self.pattern.matches_segments(path)
     }
 }
 
@@ -109,9 +125,10 @@ impl RuleTable {
 
     /// The index of the rule that meters this request, if any.
     pub fn position(&self, method: &str, path: &str) -> Option<usize> {
+        let segments = Segments::of(path);
         self.rules
             .iter()
-            .position(|rule| rule.matches(method, path))
+            .position(|rule| rule.matches(method, &segments))
     }
 
     /// Every rule, in order.

@@ -65,18 +65,38 @@ impl ClientIp {
 
     /// The digest of the client's subscriber: what every per-address group is keyed on.
     pub fn key(&self, request: &HttpRequest) -> Option<KeyDigest> {
-        self.subscriber_of(request).map(KeyDigest::of)
+        self.key_with(request, b"")
     }
 
-    /// The client's subscriber (see [`Self::subscriber`]), for a key that mixes it with
-    /// other inputs.
-    pub fn subscriber_of(&self, request: &HttpRequest) -> Option<String> {
-        self.address(request)
-            .map(|address| self.subscriber(address))
+    /// The digest of `kind` followed by the client's subscriber, for a group whose keys mix
+    /// subscribers with other inputs (`ip\0` beside `sub\0`): the same subscriber, the same
+    /// key, with no text formatted on the way.
+    pub fn key_with(&self, request: &HttpRequest, kind: &[u8]) -> Option<KeyDigest> {
+        let address = self.address(request)?;
+        let (bytes, len) = self.subscriber_bytes(address);
+        Some(KeyDigest::of_parts(&[kind, &bytes[..len]]))
     }
 
-    /// The subscriber `address` belongs to, as text: the IPv4 address itself, or the IPv6
-    /// network of the configured prefix (`2001:db8:1:2::/64`).
+    /// The subscriber as bytes: the IPv4 address's four, or the IPv6 network's sixteen and
+    /// its prefix length.
+    fn subscriber_bytes(&self, address: IpAddr) -> ([u8; 17], usize) {
+        let mut bytes = [0u8; 17];
+        match address.to_canonical() {
+            IpAddr::V4(v4) => {
+                bytes[..4].copy_from_slice(&v4.octets());
+                (bytes, 4)
+            }
+            IpAddr::V6(v6) => {
+                let network = Ipv6Net::new_assert(v6, self.ipv6_prefix).trunc();
+                bytes[..16].copy_from_slice(&network.network().octets());
+                bytes[16] = self.ipv6_prefix;
+                (bytes, 17)
+            }
+        }
+    }
+
+    /// The subscriber `address` belongs to, as text (for logs and tests): the IPv4 address
+    /// itself, or the IPv6 network of the configured prefix (`2001:db8:1:2::/64`).
     pub fn subscriber(&self, address: IpAddr) -> String {
         match address.to_canonical() {
             IpAddr::V4(v4) => v4.to_string(),
@@ -112,6 +132,16 @@ mod tests {
         let wide = client_ip(Some("48"));
         let parsed = "2001:db8:1:2::1".parse().expect("an address");
         assert_eq!(wide.subscriber(parsed), "2001:db8:1::/48");
+    }
+
+    #[test]
+    fn one_subscriber_one_digest() {
+        let keys = client_ip(None);
+        let bytes = |text: &str| keys.subscriber_bytes(text.parse().expect("an address"));
+        assert_eq!(bytes("2001:db8:1:2::1"), bytes("2001:db8:1:2:ffff::9"));
+        assert_ne!(bytes("2001:db8:1:2::1"), bytes("2001:db8:1:3::1"));
+        assert_eq!(bytes("::ffff:198.51.100.1"), bytes("198.51.100.1"));
+        assert_ne!(bytes("198.51.100.1"), bytes("198.51.100.2"));
     }
 
     #[test]

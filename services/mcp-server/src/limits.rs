@@ -75,10 +75,8 @@ pub fn middleware(
                 .get::<Caller>()
                 .and_then(|caller| caller.subject.clone());
             match subject {
-                Some(subject) => Some(KeyDigest::of(format!("sub\0{subject}"))),
-                None => client_ip
-                    .subscriber_of(request.request())
-                    .map(|subscriber| KeyDigest::of(format!("ip\0{subscriber}"))),
+                Some(subject) => Some(KeyDigest::of_parts(&[b"sub\0", subject.as_bytes()])),
+                None => client_ip.key_with(request.request(), b"ip\0"),
             }
         })
         .refusal(refusal))

@@ -44,7 +44,7 @@ impl Keys {
         let request = request.request();
         match group {
             rules::EXPENSIVE => Some(self.expensive(request)),
-            rules::CI => ci_key(request).map(|key| KeyDigest::of(format!("ci\0{key}"))),
+            rules::CI => ci_key(request).map(|key| KeyDigest::of_parts(&[b"ci\0", key.as_bytes()])),
             _ => self.client_ip.key(request),
         }
     }
@@ -56,11 +56,11 @@ impl Keys {
             .and_then(|token| self.jwt.verify(TokenKind::Access, token).ok())
             .map(|claims| claims.sub);
         match subject {
-            Some(subject) => KeyDigest::of(format!("sub\0{subject}")),
-            None => {
-                let subscriber = self.client_ip.subscriber_of(request);
-                KeyDigest::of(format!("ip\0{}", subscriber.unwrap_or_default()))
-            }
+            Some(subject) => KeyDigest::of_parts(&[b"sub\0", subject.as_bytes()]),
+            None => self
+                .client_ip
+                .key_with(request, b"ip\0")
+                .unwrap_or_else(|| KeyDigest::of(b"ip\0")),
         }
     }
 }
