@@ -18,7 +18,7 @@ if [[ ${1:-} == --help || ${1:-} == -h ]]; then
   cat <<USAGE
 usage: scripts/up.sh
 
-Starts: $SERVICES (each on its DESIGN.md port, 127.0.0.1; the ingress with
+Starts: $SERVICES (each on its own port, 127.0.0.1; the ingress with
 $INGRESS_CONFIG's map on https://...:8443 with the certificate in $DEV_CERT_DIR/ (made by
 scripts/dev-cert.sh when missing; trust $DEV_CERT_DIR/ca.pem), plain HTTP on 8080 redirected
 there, its /health and /metrics on 8081), logs in $LOG_DIR/.
