@@ -22,6 +22,7 @@ use hkdf::Hkdf;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use sha2::Sha256;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The signing secret every key is derived from.
@@ -59,6 +60,9 @@ pub enum JwtError {
 pub struct JwtKeys {
     kinds: [KindKeys; 4],
     otp_pepper: [u8; 32],
+    /// The checks every token gets, built once: building them allocates, and a metered
+    /// request verifies its bearer before the limiter decides.
+    validation: Arc<Validation>,
 }
 
 #[derive(Clone)]
@@ -101,6 +105,7 @@ impl JwtKeys {
         Ok(Self {
             kinds: [access?, refresh?, mfa?, email?],
             otp_pepper: derive_labelled(secret, OTP_PEPPER_LABEL).ok_or_else(underivable)?,
+            validation: Arc::new(validation()),
         })
     }
 
@@ -160,7 +165,7 @@ impl JwtKeys {
         now: SystemTime,
     ) -> Result<Claims, JwtError> {
         let key = &self.kinds[kind.index()].decoding;
-        let claims = jsonwebtoken::decode::<Claims>(token, key, &validation())
+        let claims = jsonwebtoken::decode::<Claims>(token, key, &self.validation)
             .map_err(|error| classify(error.kind()))?
             .claims;
         if claims.sub.is_empty() {
