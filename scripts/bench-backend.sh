@@ -53,6 +53,9 @@ start() {
   exit 1
 }
 
+# ticks PID: the user + system clock ticks a process has used.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
 # count PORT GROUP OUTCOME: limiter_decisions_total for one group and outcome (0 when absent).
 count() {
   curl -fsS "http://127.0.0.1:$1/actuator/prometheus" \
@@ -62,6 +65,7 @@ count() {
 }
 
 start "$METERED_PORT" RATE_LIMIT_EXPENSIVE=1000000000/1h
+metered_pid=${pids[-1]}
 start "$STUFFED_PORT"
 
 echo "== 1. limiter on (metered path) vs no rule (unmetered path), one backend, $ROUNDS rounds"
@@ -80,20 +84,28 @@ for round in $(seq "$ROUNDS"); do
   for side in on off; do
     url=$metered
     [[ $side == off ]] && url=$unmetered
+    before=$(ticks "$metered_pid")
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$bearer" "$url" >"$work/wrk.txt"
+    after=$(ticks "$metered_pid")
     rate=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.txt")
     p99=$(awk '/ 99%/ {print $2}' "$work/wrk.txt")
     requests=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
     non2xx=$(awk '/Non-2xx/ {print $5}' "$work/wrk.txt")
-    echo "round $round limiter $side: $rate requests/s, p99 $p99, $requests requests, non-2xx (the 404s) ${non2xx:-0}"
-    echo "$side $rate" >>"$work/rates"
+    cpu=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$(getconf CLK_TCK)" \
+      'BEGIN {printf "%.2f", t / hz * 1e6 / n}')
+    echo "round $round limiter $side: $rate requests/s, p99 $p99, $requests requests, non-2xx (the 404s) ${non2xx:-0}, backend CPU $cpu µs/request"
+    echo "$side $rate $cpu" >>"$work/rates"
     [[ $side == on ]] && served=$((served + requests))
   done
 done
-awk '{ sum[$1] += $2; n[$1]++ }
+# Throughput is what a client sees; the backend's CPU time per request is the same cost
+# seen from the server, and far less moved by other work on the machine.
+awk '{ sum[$1] += $2; cpu[$1] += $3; n[$1]++ }
   END {
     on = sum["on"] / n["on"]; off = sum["off"] / n["off"]
     printf "mean: limiter on %.0f requests/s, no rule %.0f requests/s, ratio %.3f (target >= 0.97)\n", on, off, on / off
+    on = cpu["on"] / n["on"]; off = cpu["off"] / n["off"]
+    printf "backend CPU per request: limiter on %.2f µs, no rule %.2f µs, ratio off/on %.3f\n", on, off, off / on
   }' "$work/rates"
 echo "expensive decisions during the metered runs: allowed $(( $(count "$METERED_PORT" expensive allowed) - allowed_before )) (wrk counted $served requests; it stops mid-flight, so a few more may be decided), refused $(count "$METERED_PORT" expensive refused)"
 
