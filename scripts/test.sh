@@ -17,9 +17,12 @@ Runs, in order, stopping at the first failure:
   2. the Redis image         scripts/offline-images.sh builds $DEFAULT_REDIS_IMAGE if missing
   3. the MCP test client     scripts/install-mcp-client.sh makes the official Python SDK's venv
   4. cargo test --workspace  unit, integration (Redis through testcontainers) and doc tests
+  5. the alert rules         promtool check rules and promtool test rules on
+                             compose/prometheus/alerts.yml (Debian's prometheus package)
 
 Without a Docker engine the Redis-backed tests are skipped (ESTATE_SKIP_DOCKER=1 is exported)
-with a warning; under CI=true that is an error instead.
+with a warning, and without promtool the alert rules are; under CI=true both are errors
+instead.
 
 Environment (defaults in brackets):
   REDIS_IMAGE         [$DEFAULT_REDIS_IMAGE]  image the Redis tests start; another tag that
@@ -36,7 +39,7 @@ case "${1:-}" in
     *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
 esac
 
-step() { echo "==> [$1/4] $2" >&2; }
+step() { echo "==> [$1/5] $2" >&2; }
 warn() { echo "test.sh: WARNING: $*" >&2; }
 die() { echo "test.sh: ERROR: $*" >&2; exit 1; }
 image_present() { docker image inspect "$1" >/dev/null 2>&1; }
@@ -82,5 +85,15 @@ scripts/install-mcp-client.sh
 
 step 4 "$CARGO test --workspace"
 "$CARGO" test --workspace
+
+step 5 "alert rules (promtool)"
+if command -v promtool >/dev/null; then
+    promtool check rules compose/prometheus/alerts.yml
+    promtool test rules compose/prometheus/alerts.test.yml
+elif [ "${CI:-}" = true ]; then
+    die "promtool missing (Debian package prometheus); CI=true requires the alert rules' tests"
+else
+    warn "promtool missing (apt-get install prometheus): alert rules not checked"
+fi
 
 echo "test.sh: all steps passed in ${SECONDS}s" >&2

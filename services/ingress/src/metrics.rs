@@ -12,6 +12,7 @@
 //! - `ingress_client_errors_total{reason}`: requests the edge answered `400` (`host`,
 //!   `path`, `body`);
 //! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
+//! - `ingress_pool_origins_up{service}`: how many of a service's origins are up (0: none);
 //! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now.
 
 use crate::origin::{Origin, Pool, Pools};
@@ -188,23 +189,33 @@ impl Drop for Open {
     }
 }
 
-/// `ingress_origin_up`, read from the pools' origins at scrape time.
+/// `ingress_origin_up` and `ingress_pool_origins_up`, read from the pools' origins at scrape
+/// time.
 #[derive(Debug)]
 struct OriginsUp(Vec<Arc<Pool>>);
 
 impl Collector for OriginsUp {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let help = "1 when an origin is offered first, 0 when a check or a refusal put it last";
-        let mut metric = encoder.encode_descriptor("origin_up", help, None, MetricType::Gauge)?;
         let mut origins: Vec<Arc<Origin>> = Vec::new();
         for origin in self.0.iter().flat_map(|pool| pool.origins().to_vec()) {
             if !origins.iter().any(|known| Arc::ptr_eq(known, &origin)) {
                 origins.push(origin);
             }
         }
+        let help = "1 when an origin is offered first, 0 when a check or a refusal put it last";
+        let mut metric = encoder.encode_descriptor("origin_up", help, None, MetricType::Gauge)?;
         for origin in &origins {
             let labels = [("origin", origin.dial())];
             ConstGauge::new(i64::from(origin.is_up())).encode(metric.encode_family(&labels)?)?;
+        }
+        let help = "How many of a service's origins are offered first: 0 means none is healthy";
+        let mut metric =
+            encoder.encode_descriptor("pool_origins_up", help, None, MetricType::Gauge)?;
+        for pool in &self.0 {
+            let up = pool.origins().iter().filter(|origin| origin.is_up()).count();
+            let labels = [("service", pool.service())];
+            ConstGauge::new(i64::try_from(up).unwrap_or(i64::MAX))
+                .encode(metric.encode_family(&labels)?)?;
         }
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! What the ingress answers itself, as the edge did in the seed: the 502 for an origin that
+//! What the ingress answers itself, as a tunnel's edge does: the 502 for an origin that
 //! is not there (whole body `error code: 502`, no CORS headers, whatever the `Origin`; only
 //! the request's id beside the edge's own headers) and `http_status:NNN` rules, here on plain
 //! HTTP, where no answer carries HSTS (HTTPS, where every one does: `tls.rs`); and HSTS
@@ -60,6 +60,19 @@ async fn an_unreachable_origin_is_the_edge_502_and_nothing_else() {
         assert_eq!(header("content-length"), "15");
         assert_eq!(response.text().await.expect("body"), "error code: 502");
     }
+    let metrics = client
+        .get(ingress.admin_url("/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics text");
+    let none_up = format!(r#"ingress_pool_origins_up{{service="http://127.0.0.1:{dead}"}} 0"#);
+    assert!(
+        metrics.contains(&none_up),
+        "a service with no origin up says so (what an alert watches):\n{metrics}"
+    );
 }
 
 #[actix_web::test]
