@@ -17,9 +17,9 @@ use crate::config::AiConfig;
 use crate::errors::ApiError;
 use actix_web::ResponseError;
 use limiter::{
-    Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, RuleTable, SharedClock,
-    SlidingWindow,
+    Limiter, LimiterError, LimiterMetrics, RedisConfig, RuleTable, SharedClock, SlidingWindow,
 };
+use limiter_actix::RateLimit;
 use std::sync::Arc;
 
 /// The chat window's name in metrics and Redis keys.
@@ -74,7 +74,7 @@ pub fn limiter(
 pub fn middleware(
     limiter: Limiter,
     config: &AiConfig,
-) -> Result<RateLimit, limiter::http::UnknownGroup> {
+) -> Result<RateLimit, limiter_actix::UnknownGroup> {
     let client_ip = config.client_ip.clone();
     Ok(RateLimit::new(limiter, rule_table())?
         .key(move |request, _| client_ip.key(request.request()))

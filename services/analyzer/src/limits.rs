@@ -14,9 +14,10 @@ use crate::errors::millis;
 use crate::gate::TOKEN_HEADER;
 use actix_web::HttpResponse;
 use limiter::{
-    FieldStyle, KeyDigest, Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig,
-    RuleTable, SharedClock,
+    FieldStyle, KeyDigest, Limiter, LimiterError, LimiterMetrics, RedisConfig, RuleTable,
+    SharedClock,
 };
+use limiter_actix::RateLimit;
 use serde_json::json;
 
 /// The allow-list of metered requests.
@@ -51,7 +52,7 @@ pub fn limiter(
 }
 
 /// The middleware: keyed on the token, the analyzer's refusal body, `x-ratelimit-*` fields.
-pub fn middleware(limiter: Limiter) -> Result<RateLimit, limiter::http::UnknownGroup> {
+pub fn middleware(limiter: Limiter) -> Result<RateLimit, limiter_actix::UnknownGroup> {
     Ok(RateLimit::new(limiter, rule_table())?
         .key(|request, _| {
             request

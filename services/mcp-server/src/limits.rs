@@ -22,9 +22,10 @@ use crate::mcp::jsonrpc::RATE_LIMITED;
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpResponse};
 use limiter::{
-    KeyDigest, Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, Refused, RuleTable,
-    SharedClock, retry_after_secs,
+    KeyDigest, Limiter, LimiterError, LimiterMetrics, RedisConfig, RuleTable, SharedClock,
+    retry_after_secs,
 };
+use limiter_actix::{RateLimit, Refused};
 use platform::ClientIp;
 use serde_json::json;
 
@@ -67,7 +68,7 @@ pub fn limiter(
 pub fn middleware(
     limiter: Limiter,
     client_ip: ClientIp,
-) -> Result<RateLimit, limiter::http::UnknownGroup> {
+) -> Result<RateLimit, limiter_actix::UnknownGroup> {
     Ok(RateLimit::new(limiter, rule_table())?
         .key(move |request, _| {
             let subject = request

@@ -1,7 +1,7 @@
 //! The backend's request budgets: the public filter's groups and the auth filter's, evaluated
 //! through one allow-list so each request meets every bucket that meters it in one pass.
 //!
-//! Two filters, nine groups, independent budgets (DESIGN.md §5). A request matching no rule
+//! Two filters, nine groups, independent budgets (docs/DESIGN.md, "The backend"). A request matching no rule
 //! is never metered: `/actuator/**`, `/internal/**`, `/api/v1/analytics/**`, `/api/v1/runs/**`
 //! and `/ws/**` appear in no rule, so no future edit to a limit can reach them.
 //!
@@ -14,7 +14,8 @@ pub mod recipient;
 pub mod rules;
 
 use crate::config::BackendConfig;
-use limiter::{Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, SharedClock};
+use limiter::{Limiter, LimiterError, LimiterMetrics, RedisConfig, SharedClock};
+use limiter_actix::RateLimit;
 
 /// The limiter of all nine groups.
 pub fn limiter(
@@ -46,7 +47,7 @@ pub fn limiter(
 pub fn middleware(
     limiter: Limiter,
     config: &BackendConfig,
-) -> Result<RateLimit, limiter::http::UnknownGroup> {
+) -> Result<RateLimit, limiter_actix::UnknownGroup> {
     let rate_limit = RateLimit::new(limiter, rules::table().clone())?.refusal(|refused| {
         crate::envelope::too_many_requests(limiter::retry_after_secs(refused.retry_after))
     });
