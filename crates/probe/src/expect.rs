@@ -1,4 +1,4 @@
-//! What the estate is supposed to answer: DESIGN.md §5, §6 and §12's defaults (the seed's
+//! What the estate is supposed to answer: docs/DESIGN.md's defaults ("The backend", "The analyzer", "Budgets are settings") (the seed's
 //! numbers), each under the variable the service itself reads, so an estate run with another
 //! value is probed against that value (`--expect NAME=VALUE`, or the same variable in the
 //! probe's environment).

@@ -38,7 +38,7 @@ pub const ENV_SCAN_LEASE_SECONDS: &str = "SCAN_LEASE_SECONDS";
 /// The default of `SCAN_LEASE_SECONDS`.
 pub const DEFAULT_SCAN_LEASE_SECONDS: u32 = 30;
 
-/// The public filter's budgets (DESIGN.md §5).
+/// The public filter's budgets (docs/DESIGN.md, "The backend").
 #[derive(Clone, Copy, Debug)]
 pub struct PublicBudgets {
     /// `RATE_LIMIT_EMAIL`, per IP.

@@ -29,9 +29,9 @@ pub const ENV_PUBLIC_URL: &str = "MCP_PUBLIC_URL";
 /// Largest `/mcp` request body, in bytes.
 pub const ENV_MAX_BODY_BYTES: &str = "MCP_MAX_BODY_BYTES";
 
-/// Default analyzer address (DESIGN.md §3).
+/// Default analyzer address (docs/DESIGN.md, "Services, ports and hostnames").
 pub const DEFAULT_ANALYZER_URL: &str = "http://127.0.0.1:9001";
-/// Default backend address (DESIGN.md §3).
+/// Default backend address (docs/DESIGN.md, "Services, ports and hostnames").
 pub const DEFAULT_BACKEND_URL: &str = "http://127.0.0.1:9800";
 
 /// The three groups' budgets.
