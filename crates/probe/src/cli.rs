@@ -7,7 +7,7 @@ use crate::estate::Targets;
 use crate::expect::{self, Expectations, Layered};
 use crate::service::Service;
 use clap::Parser;
-use platform::{Env, MapEnv};
+use platform_core::{Env, MapEnv};
 use std::time::Duration;
 
 const AFTER_HELP: &str = "\
