@@ -17,6 +17,8 @@
 //!   [`reference`]: the `err-xxxxxxxx` references such a 500 carries.
 //! - [`rejection`]: status, code and message for a request refused before its handler
 //!   (bad body, wrong content type, bad path or query).
+//! - [`limits`]: [`LimiterSettings`], read once: the keys each limiter tracks and the Redis
+//!   replicas share, and the one place a service's limiter builder is finished with them.
 //! - [`jwt`]: the estate's HS256 tokens: the start-up guard on `SECURITY_JWT_SECRET_KEY`,
 //!   one HKDF-derived key per [`TokenKind`], issuing, verifying and the bearer header.
 //! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost
@@ -36,6 +38,7 @@ pub mod cors;
 pub mod envelope;
 pub mod health;
 pub mod jwt;
+pub mod limits;
 pub mod metrics;
 pub mod panic;
 pub mod reference;
@@ -49,6 +52,7 @@ pub use client_key::ClientIp;
 pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
 pub use cors::CorsConfig;
 pub use jwt::{Claims, JwtError, JwtKeys, Subject, TokenKind};
+pub use limits::LimiterSettings;
 pub use reference::ErrorReference;
 pub use rejection::Rejection;
 pub use request_id::RequestId;

@@ -14,8 +14,7 @@ use crate::errors::millis;
 use crate::gate::TOKEN_HEADER;
 use actix_web::HttpResponse;
 use limiter::{
-    FieldStyle, KeyDigest, Limiter, LimiterError, LimiterMetrics, RedisConfig, RuleTable,
-    SharedClock,
+    FieldStyle, KeyDigest, Limiter, LimiterError, LimiterMetrics, RuleTable, SharedClock,
 };
 use limiter_actix::RateLimit;
 use serde_json::json;
@@ -37,18 +36,12 @@ pub fn limiter(
     clock: SharedClock,
 ) -> Result<Limiter, LimiterError> {
     let budgets = &config.budgets;
-    let mut builder = Limiter::builder("analyzer")
+    let builder = Limiter::builder("analyzer")
         .group("analyze", budgets.analyze)
         .group("llm", budgets.llm)
         .group("read", budgets.read)
-        .group("write", budgets.write)
-        .max_tracked_keys(config.max_tracked_keys)
-        .metrics(metrics)
-        .clock(clock);
-    if let Some(url) = &config.redis_url {
-        builder = builder.redis(RedisConfig::new(url.clone()));
-    }
-    builder.build()
+        .group("write", budgets.write);
+    config.limiter.limiter(builder, metrics, clock)
 }
 
 /// The middleware: keyed on the token, the analyzer's refusal body, `x-ratelimit-*` fields.

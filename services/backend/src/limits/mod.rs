@@ -14,7 +14,7 @@ pub mod recipient;
 pub mod rules;
 
 use crate::config::BackendConfig;
-use limiter::{Limiter, LimiterError, LimiterMetrics, RedisConfig, SharedClock};
+use limiter::{Limiter, LimiterError, LimiterMetrics, SharedClock};
 use limiter_actix::RateLimit;
 
 /// The limiter of all nine groups.
@@ -24,7 +24,7 @@ pub fn limiter(
     clock: SharedClock,
 ) -> Result<Limiter, LimiterError> {
     let (public, auth) = (&config.public, &config.auth);
-    let mut builder = Limiter::builder("backend")
+    let builder = Limiter::builder("backend")
         .group(rules::EMAIL, public.email)
         .hidden_group(rules::EMAIL_RECIPIENT, public.email_recipient)
         .group(rules::CREDENTIAL, public.credential)
@@ -33,14 +33,8 @@ pub fn limiter(
         .group(rules::AUTH_CREDENTIAL, auth.credential)
         .group(rules::AUTH_ONE_TIME_CODE, auth.one_time_code)
         .group(rules::AUTH_EMAIL, auth.email)
-        .group(rules::AUTH_BACKSTOP, auth.backstop)
-        .max_tracked_keys(config.max_tracked_keys)
-        .metrics(metrics)
-        .clock(clock);
-    if let Some(url) = &config.redis_url {
-        builder = builder.redis(RedisConfig::new(url.clone()));
-    }
-    builder.build()
+        .group(rules::AUTH_BACKSTOP, auth.backstop);
+    config.limiter.limiter(builder, metrics, clock)
 }
 
 /// The middleware: keyed per group, refusing with the filters' FAIL body.
