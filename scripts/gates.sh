@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# gates.sh — the build gates (DESIGN.md §10): formatting, file size, lint suppressions,
+# gates.sh — the build gates (docs/DESIGN.md, "Build gates"): formatting, file size, lint suppressions,
 # crate docs, clippy. Every gate runs, then the failures are listed; exit 1 if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CARGO="${CARGO:-cargo}"
-# The gate, not a preference: DESIGN.md §10 fixes both numbers.
+# The gate, not a preference: docs/DESIGN.md ("Build gates") fixes both numbers.
 MAX_LINES=300
 SUPPRESSION_BASE=0
 SOURCE_DIRS=(crates services)

@@ -8,7 +8,6 @@
 
 use crate::limiter::{Limiter, Verdict};
 use crate::policy::retry_after_secs;
-use actix_web::http::header::HeaderValue;
 
 /// Header names, lower-case as HTTP/2 sends them.
 pub const RATE_LIMIT: &str = "ratelimit";
@@ -34,11 +33,13 @@ pub enum FieldStyle {
     DraftAndLegacy,
 }
 
-/// The fields of one request's verdict, at most six.
-pub type Fields = Vec<(&'static str, HeaderValue)>;
+/// The fields of one request's verdict, at most six, as (name, text): the framework's glue
+/// turns each text into its header value.
+pub type Fields = Vec<(&'static str, String)>;
 
-/// The fields for one request's verdict, as (name, value) pairs. Each value is written into
-/// one buffer and handed to the header without a copy: this runs on every metered request.
+/// The fields for one request's verdict, as (name, text) pairs. Each text is written into one
+/// buffer, which the glue hands to the header without a copy: this runs on every metered
+/// request.
 pub fn fields(limiter: &Limiter, verdict: &Verdict, style: FieldStyle) -> Fields {
     let mut advertised = verdict
         .checked
@@ -108,10 +109,6 @@ fn number(value: u64) -> String {
     itoa::Buffer::new().format(value).to_owned()
 }
 
-/// Adds a field whose text is a valid header value by construction (group names are the
-/// service's own identifiers); one that is not is left out rather than sent broken.
 fn push(fields: &mut Fields, name: &'static str, text: String) {
-    if let Ok(value) = HeaderValue::try_from(text) {
-        fields.push((name, value));
-    }
+    fields.push((name, text));
 }

@@ -14,15 +14,16 @@
 //! - [`sliding`]: per-subject sliding windows with a global backstop, in memory
 //!   (`sliding_log`) or in Redis (`sliding_redis`); [`queue`]: opt-in
 //!   admission control; [`pacer`]: the outbound pacer that waits (never inbound).
-//! - [`metrics`]: Prometheus counters; [`headers`]: response fields; [`http`]: the only
-//!   module that knows actix-web.
+//! - [`metrics`]: Prometheus counters; [`headers`]: the response fields' names and texts.
+//!
+//! No web framework is in this crate's dependency tree: the actix-web middleware is the
+//! `limiter-actix` crate.
 
 pub mod breaker;
 pub mod clock;
 pub mod decision;
 pub mod gcra;
 pub mod headers;
-pub mod http;
 pub mod key;
 pub mod limiter;
 pub mod memory;
@@ -40,13 +41,12 @@ mod sliding_redis;
 pub use clock::{Clock, CoarseClock, FakeClock, SharedClock, SystemClock, system_clock};
 pub use decision::Decision;
 pub use headers::FieldStyle;
-pub use http::{RateLimit, Refused, routed_path};
 pub use key::KeyDigest;
 pub use limiter::{DEFAULT_MAX_TRACKED_KEYS, GroupId, Limiter, LimiterError, Verdict};
 pub use metrics::{LimiterMetrics, Outcome};
 pub use pacer::Pacer;
 pub use policy::{Policy, PolicyError, retry_after_secs};
 pub use queue::{Admission, AdmissionQueue, QueueConfig, QueueMetrics, QueueOutcome, QueueRefusal};
-pub use redis_store::RedisConfig;
+pub use redis_link::RedisConfig;
 pub use rules::RuleTable;
 pub use sliding::{SlidingWindow, SlidingWindowBuilder};

@@ -7,10 +7,34 @@
 
 use crate::breaker::Breaker;
 use crate::clock::SharedClock;
-use crate::redis_store::RedisConfig;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, FromRedisValue, ScriptInvocation};
 use std::time::Duration;
+
+/// Where Redis is and how long to wait for it.
+#[derive(Clone, Debug)]
+pub struct RedisConfig {
+    /// `redis://host:port/db`.
+    pub url: String,
+    /// Longest wait for one decision before deciding locally (default 50 ms).
+    pub timeout: Duration,
+    /// Failures in a row that open the breaker (default 3).
+    pub failure_threshold: u32,
+    /// How long the breaker stays open before one probe (default 2 s).
+    pub cool_down: Duration,
+}
+
+impl RedisConfig {
+    /// The defaults for a URL.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            timeout: Duration::from_millis(50),
+            failure_threshold: 3,
+            cool_down: Duration::from_secs(2),
+        }
+    }
+}
 
 /// A connection, its timeout and its breaker.
 #[derive(Debug)]

@@ -12,34 +12,9 @@ use crate::gcra::Gcra;
 use crate::key::KeyDigest;
 use crate::memory::{BucketKey, MemoryStore, Stored};
 use crate::metrics::Source;
-use crate::redis_link::RedisLink;
+use crate::redis_link::{RedisConfig, RedisLink};
 use redis::Script;
 use std::time::Duration;
-
-/// Where Redis is and how long to wait for it.
-#[derive(Clone, Debug)]
-pub struct RedisConfig {
-    /// `redis://host:port/db`.
-    pub url: String,
-    /// Longest wait for one decision before deciding locally (default 50 ms).
-    pub timeout: Duration,
-    /// Failures in a row that open the breaker (default 3).
-    pub failure_threshold: u32,
-    /// How long the breaker stays open before one probe (default 2 s).
-    pub cool_down: Duration,
-}
-
-impl RedisConfig {
-    /// The defaults for a URL.
-    pub fn new(url: impl Into<String>) -> Self {
-        Self {
-            url: url.into(),
-            timeout: Duration::from_millis(50),
-            failure_threshold: 3,
-            cool_down: Duration::from_secs(2),
-        }
-    }
-}
 
 #[derive(Debug)]
 pub(crate) struct RedisStore {

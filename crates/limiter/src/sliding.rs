@@ -15,7 +15,7 @@ use crate::key::KeyDigest;
 use crate::limiter::{DEFAULT_MAX_TRACKED_KEYS, LimiterError};
 use crate::metrics::{GroupCounters, LimiterMetrics, Outcome, Source};
 use crate::policy::Policy;
-use crate::redis_store::RedisConfig;
+use crate::redis_link::RedisConfig;
 use crate::sliding_log::{Logged, SlidingLog};
 use crate::sliding_redis::RedisWindows;
 use std::sync::Arc;

@@ -13,8 +13,7 @@ use crate::clock::SharedClock;
 use crate::decision::Decision;
 use crate::key::KeyDigest;
 use crate::policy::Policy;
-use crate::redis_link::RedisLink;
-use crate::redis_store::RedisConfig;
+use crate::redis_link::{RedisConfig, RedisLink};
 use redis::Script;
 use std::time::Duration;
 

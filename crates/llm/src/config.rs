@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 use limiter::Policy;
-use platform::{ConfigError, Env};
+use platform_core::{ConfigError, Env};
 
 /// Base URL of an OpenAI-compatible API, up to and including its version segment
 /// (`https://api.openai.com/v1`, `http://127.0.0.1:1234/v1`). Unset: the local provider.

@@ -6,6 +6,7 @@
 //! 504, and the rest to a 502: none of them is the end user's fault. `Display` is safe to log:
 //! it never holds the API key, the prompt, or more of a provider's body than a short excerpt.
 
+use std::error::Error as _;
 use std::time::Duration;
 
 /// Why a chat call failed.
@@ -65,4 +66,18 @@ fn status_text(status: Option<u16>) -> String {
         || " (no connection)".to_owned(),
         |status| format!(" (status {status})"),
     )
+}
+
+/// A request that got no complete answer: the provider is unreachable for now.
+pub(crate) fn transport_failure(error: reqwest::Error) -> LlmError {
+    let error = error.without_url();
+    let mut detail = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    tracing::debug!(%detail, "language model provider unreachable");
+    LlmError::Unavailable { status: None }
 }

@@ -12,7 +12,7 @@
 //! # async fn explain() -> Result<(), Box<dyn std::error::Error>> {
 //! use llm::{ChatMessage, ChatRequest, LlmClient, LlmConfig};
 //!
-//! let config = LlmConfig::from_env(&platform::ProcessEnv)?;
+//! let config = LlmConfig::from_env(&platform_core::ProcessEnv)?;
 //! let client = LlmClient::new(config, limiter::system_clock())?;
 //! let request = ChatRequest::new(vec![ChatMessage::user("Why did the build fail?")]);
 //! let reply = client.chat(&request).await?;

@@ -8,7 +8,6 @@
 //! provider does not bill (a 5xx, a refused connection) or a wait the provider itself asked
 //! for (a short `Retry-After`), and there are at most three of them per call.
 
-use std::error::Error as _;
 use std::fmt;
 use std::future::Future;
 use std::time::Duration;
@@ -17,6 +16,7 @@ use limiter::{Pacer, SharedClock};
 use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
 
 use crate::config::{ENV_LLM_API_KEY, ENV_LLM_BASE_URL, LlmConfig, parse_base_url};
+use crate::error::transport_failure;
 use crate::retry::Retries;
 use crate::stream::ChatStream;
 use crate::wire::{CompletionRequest, error_code, parse_completion, refusal};
@@ -190,18 +190,4 @@ fn bearer(key: &str) -> Result<HeaderValue, LlmError> {
         .map_err(|_| LlmError::Setup(format!("{ENV_LLM_API_KEY} cannot be sent as a header")))?;
     value.set_sensitive(true);
     Ok(value)
-}
-
-/// A request that got no complete answer: the provider is unreachable for now.
-pub(crate) fn transport_failure(error: reqwest::Error) -> LlmError {
-    let error = error.without_url();
-    let mut detail = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        detail.push_str(": ");
-        detail.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    tracing::debug!(%detail, "language model provider unreachable");
-    LlmError::Unavailable { status: None }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 
-use crate::openai::transport_failure;
+use crate::error::transport_failure;
 use crate::wire::{Chunk, parse_chunk, parse_completion};
 use crate::{ChatReply, LlmError, Provider};
 

@@ -58,9 +58,9 @@ impl ClientIp {
         &self.proxies
     }
 
-    /// The client's address (see [`TrustedProxies::from_request`]).
+    /// The client's address (see [`crate::client_ip::of_request`]).
     pub fn address(&self, request: &HttpRequest) -> Option<IpAddr> {
-        self.proxies.from_request(request)
+        crate::client_ip::of_request(&self.proxies, request)
     }
 
     /// The digest of the client's subscriber: what every per-address group is keyed on.

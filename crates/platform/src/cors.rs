@@ -28,11 +28,7 @@ use actix_web::http::header::{ACCESS_CONTROL_ALLOW_ORIGIN, HeaderMap, HeaderName
 use actix_web::{Error, HttpResponse};
 use futures_util::future::LocalBoxFuture;
 
-/// The comma-separated origins allowed to call with credentials.
-pub const ENV_CORS_ALLOWED_ORIGINS: &str = "CORS_ALLOWED_ORIGINS";
-/// The local front-end origins, used when the variable is unset.
-pub const DEFAULT_ALLOWED_ORIGINS: &str =
-    "http://localhost:3000,http://127.0.0.1:3000,http://localhost:5173";
+pub use platform_core::cors::{DEFAULT_ALLOWED_ORIGINS, ENV_CORS_ALLOWED_ORIGINS};
 /// The methods a cross-origin caller may use.
 pub const ALLOWED_METHODS: [&str; 6] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 /// The request headers a cross-origin caller may send.

@@ -1,6 +1,6 @@
 //! The `{"error": code, "message": text}` envelope that the analyzer, the ai-service and the
 //! mcp-server answer in, and its 500 form with an `err-` reference, built in this one place.
-//! (The backend answers in its own `{"status","message"}` shape, DESIGN.md §5.)
+//! (The backend answers in its own `{"status","message"}` shape, docs/DESIGN.md, "The backend".)
 
 use crate::reference::ErrorReference;
 use actix_web::HttpResponse;

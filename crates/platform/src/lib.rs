@@ -1,19 +1,14 @@
-//! What every estate service needs to be a citizen of the estate: settings read from the
-//! environment, logging, and the stop signal that starts a drain.
-//!
-//! A service's `main` uses all three in order: [`telemetry::init`], then its typed config
-//! through [`config::Env`] (exit [`config::EXIT_CONFIG`] with the [`config::ConfigError`]'s
-//! message on a bad value), then it runs until [`shutdown::signal`] resolves and drains.
+//! The actix service stack of the estate: what makes an actix-web binary a citizen of the
+//! estate, on top of the framework-free core (`platform-core`: settings, logging, the command
+//! line, the stop signal, the listen address), which it re-exports under the same names so a
+//! service depends on this one crate.
 //!
 //! # Layout
-//! - [`config`]: the [`Env`] trait, [`ProcessEnv`] and [`MapEnv`], typed helpers (strings,
-//!   integers, strict booleans, limiter budgets) and [`ConfigError`].
-//! - [`telemetry`]: the global `tracing` subscriber (`RUST_LOG`, `LOG_FORMAT`).
-//! - [`shutdown`]: a future that resolves on SIGTERM or Ctrl-C.
-//! - [`server`]: `BIND_ADDR`/`PORT`, binding, and the run loop that drains on SIGTERM.
+//! - Re-exported from the core: [`config`], [`telemetry`], [`cli`], [`shutdown`], [`listen`],
+//!   [`request_id`], [`log_fields`].
+//! - [`server`]: binding through [`ListenConfig`] and the run loop that drains on SIGTERM.
 //! - [`bounds`]: bounded analysis answers: the findings kept, their bytes, the `truncated`
 //!   marker, and reading an upstream's answer within a size bound.
-//! - [`cli`]: the shared command line (`--healthcheck`, `--help`).
 //! - [`envelope`]: the `{"error","message"}` envelope and its 500 form (analyzer, ai-service,
 //!   mcp-server).
 //! - [`health`]: the health handler every service mounts (503 once a stop is announced).
@@ -22,35 +17,34 @@
 //!   [`reference`]: the `err-xxxxxxxx` references such a 500 carries.
 //! - [`rejection`]: status, code and message for a request refused before its handler
 //!   (bad body, wrong content type, bad path or query).
+//! - [`limits`]: [`LimiterSettings`], read once: the keys each limiter tracks and the Redis
+//!   replicas share, and the one place a service's limiter builder is finished with them.
 //! - [`jwt`]: the estate's HS256 tokens: the start-up guard on `SECURITY_JWT_SECRET_KEY`,
 //!   one HKDF-derived key per [`TokenKind`], issuing, verifying and the bearer header.
 //! - [`cors`]: the `CORS_ALLOWED_ORIGINS` allow-list and the actix-cors layer, mounted outermost
 //!   but for the request log.
-//! - [`request_id`]: the `x-request-id` a request is followed by, minted or kept when
-//!   well-formed; [`request_log`]: the outermost layer that gives each request its id, its
-//!   span and its one log line, and echoes the id.
-//! - [`client_ip`]: the client address behind the `TRUSTED_PROXIES` (rightmost untrusted
-//!   `X-Forwarded-For` hop; the peer otherwise); [`client_key`]: the key a per-address
-//!   budget is kept under (IPv6 by its `RATE_LIMIT_IPV6_PREFIX` network).
+//! - [`request_log`]: the outermost layer that gives each request its id, its span and its one
+//!   log line, and echoes the id.
+//! - [`client_ip`]: the client address of a request behind the `TRUSTED_PROXIES`;
+//!   [`client_key`]: the key a per-address budget is kept under (IPv6 by its
+//!   `RATE_LIMIT_IPV6_PREFIX` network).
+
+pub use platform_core::{cli, config, listen, log_fields, request_id, shutdown, telemetry};
 
 pub mod bounds;
-pub mod cli;
 pub mod client_ip;
 pub mod client_key;
-pub mod config;
 pub mod cors;
 pub mod envelope;
 pub mod health;
 pub mod jwt;
+pub mod limits;
 pub mod metrics;
 pub mod panic;
 pub mod reference;
 pub mod rejection;
-pub mod request_id;
 pub mod request_log;
 pub mod server;
-pub mod shutdown;
-pub mod telemetry;
 
 pub use cli::{ServiceInfo, StartFailure};
 pub use client_ip::TrustedProxies;
@@ -58,6 +52,7 @@ pub use client_key::ClientIp;
 pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
 pub use cors::CorsConfig;
 pub use jwt::{Claims, JwtError, JwtKeys, Subject, TokenKind};
+pub use limits::LimiterSettings;
 pub use reference::ErrorReference;
 pub use rejection::Rejection;
 pub use request_id::RequestId;

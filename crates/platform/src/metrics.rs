@@ -5,8 +5,7 @@ use actix_web::HttpResponse;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::registry::Registry;
 
-/// The content type of `prometheus-client`'s text encoding (OpenMetrics).
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub use platform_core::metrics::CONTENT_TYPE;
 
 /// Renders a registry as a response.
 pub fn render(registry: &Registry) -> HttpResponse {

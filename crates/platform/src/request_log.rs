@@ -19,7 +19,6 @@
 //! The span is at `ERROR` level so that whatever `RUST_LOG` lets through still carries the id;
 //! a filter that switches this module off (`RUST_LOG=backend=debug` alone) drops the span.
 
-use crate::request_id::{RequestId, X_REQUEST_ID};
 use actix_web::Error;
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
@@ -27,14 +26,11 @@ use actix_web::error::InternalError;
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use futures_util::future::{LocalBoxFuture, Ready, ready};
-use std::borrow::Cow;
+use platform_core::log_fields::{MAX_METHOD_CHARS, clipped, millis};
+use platform_core::request_id::{RequestId, X_REQUEST_ID};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tracing::Instrument;
-
-/// The longest method written in a request line; an extension method a client made up may be
-/// long, and is cut.
-pub const MAX_METHOD_CHARS: usize = 16;
 
 /// The layer: mount it as the last `.wrap`, outside CORS.
 #[derive(Clone, Copy, Debug, Default)]
@@ -148,32 +144,5 @@ fn log_quiet(method: &str, route: &str, status: u16, duration_ms: f64) {
 fn echo(headers: &mut HeaderMap, id: &RequestId) {
     if let Ok(value) = HeaderValue::from_str(id.as_str()) {
         headers.insert(HeaderName::from_static(X_REQUEST_ID), value);
-    }
-}
-
-/// Milliseconds with microsecond precision: how a log line states a duration.
-pub fn millis(elapsed: Duration) -> f64 {
-    (elapsed.as_secs_f64() * 1e6).round() / 1e3
-}
-
-/// `text`, cut after `max_chars` characters with `…` marking the cut: what a log line may hold
-/// of something a client wrote.
-pub fn clipped(text: &str, max_chars: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(max_chars) {
-        Some((end, _)) => Cow::Owned(format!("{}…", &text[..end])),
-        None => Cow::Borrowed(text),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clipping_keeps_short_text_and_marks_a_cut() {
-        assert_eq!(clipped("GET", 16), "GET");
-        assert_eq!(clipped("abcdef", 6), "abcdef");
-        assert_eq!(clipped("abcdefg", 6), "abcdef…");
-        assert_eq!(clipped("\u{e9}\u{e9}\u{e9}", 2), "\u{e9}\u{e9}…");
     }
 }

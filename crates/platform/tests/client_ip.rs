@@ -7,7 +7,7 @@ use platform::{MapEnv, TrustedProxies};
 use std::net::TcpListener;
 
 async fn echo(request: HttpRequest, proxies: web::Data<TrustedProxies>) -> HttpResponse {
-    let client = proxies.from_request(&request);
+    let client = platform::client_ip::of_request(&proxies, &request);
     HttpResponse::Ok().body(client.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string()))
 }
 

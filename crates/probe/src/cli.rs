@@ -7,7 +7,7 @@ use crate::estate::Targets;
 use crate::expect::{self, Expectations, Layered};
 use crate::service::Service;
 use clap::Parser;
-use platform::{Env, MapEnv};
+use platform_core::{Env, MapEnv};
 use std::time::Duration;
 
 const AFTER_HELP: &str = "\
@@ -16,7 +16,7 @@ restart. `per-ip` names attempts, login-rate and burst: they spend the backend's
 client address (20 logins per 15 min, 300 lookups per hour), so a second run within those
 periods finds them spent and fails; run them against a fresh estate, or --skip per-ip.
 
-Expected values are DESIGN.md's defaults. An estate run with other values is probed against
+Expected values are the estate's defaults (docs/DESIGN.md). An estate run with other values is probed against
 those: --expect NAME=VALUE, or NAME in this process's environment (the variable the service
 reads), for NAME in: RATE_LIMIT_CREDENTIAL, AUTH_RATE_LIMIT_CREDENTIAL, LOGIN_MAX_ATTEMPTS,
 SECURITY_AUTH_ATTEMPT_LOCK_MINUTES, ANALYZER_RATE_LIMIT_READ, ANALYZER_RATE_LIMIT_WRITE,

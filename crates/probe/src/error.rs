@@ -18,7 +18,7 @@ pub enum ProbeError {
     Client(reqwest::Error),
     /// An expected value (a budget, a count) is not valid.
     #[error(transparent)]
-    Setting(#[from] platform::ConfigError),
+    Setting(#[from] platform_core::ConfigError),
     /// A service name that does not exist.
     #[error("unknown service {0:?}; services are backend, analyzer, ai-service, mcp-server")]
     UnknownService(String),

@@ -1,4 +1,4 @@
-//! What the estate is supposed to answer: DESIGN.md §5, §6 and §12's defaults (the seed's
+//! What the estate is supposed to answer: docs/DESIGN.md's defaults ("The backend", "The analyzer", "Budgets are settings") (the seed's
 //! numbers), each under the variable the service itself reads, so an estate run with another
 //! value is probed against that value (`--expect NAME=VALUE`, or the same variable in the
 //! probe's environment).
@@ -7,8 +7,8 @@
 //! code would agree with any change to that code.
 
 use limiter::Policy;
-use platform::cors::{DEFAULT_ALLOWED_ORIGINS, ENV_CORS_ALLOWED_ORIGINS};
-use platform::{ConfigError, Env};
+use platform_core::cors::{DEFAULT_ALLOWED_ORIGINS, ENV_CORS_ALLOWED_ORIGINS};
+use platform_core::{ConfigError, Env};
 
 /// Backend, public filter, per IP.
 pub const ENV_RATE_LIMIT_CREDENTIAL: &str = "RATE_LIMIT_CREDENTIAL";
@@ -129,7 +129,7 @@ pub fn policy_field(group: &str, policy: &Policy) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use platform::MapEnv;
+    use platform_core::MapEnv;
 
     #[test]
     fn defaults_are_the_seeds_and_overrides_win() {

@@ -3,7 +3,7 @@
 //! them as the seed's tables with the date and the commit, expected beside observed. Any
 //! mismatch makes the run fail, so CI can hold the estate to the page.
 //!
-//! Expected values are the contract's (DESIGN.md §5, §6, §12, the seed's numbers), and where
+//! Expected values are the contract's (docs/DESIGN.md: "The backend", "The analyzer", "Budgets are settings"), and where
 //! a figure depends on time and on what the run already spent (a budget's first refusal, a
 //! burst's share, a refusal's `Retry-After`) it is the limiter's own arithmetic on this run's
 //! timing ([`bucket`]), never a constant copied from the seed.
@@ -30,7 +30,7 @@ pub mod render;
 pub mod report;
 pub mod service;
 
-use checks::Run;
+use checks::kit::Run;
 use error::ProbeError;
 use estate::{Estate, Targets};
 use expect::Expectations;

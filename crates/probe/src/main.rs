@@ -1,7 +1,7 @@
 //! `estate-probe`: the seed page's measurements against a running estate (`--help`).
 
 use clap::Parser;
-use platform::ProcessEnv;
+use platform_core::ProcessEnv;
 use std::process::ExitCode;
 
 #[tokio::main]

@@ -1,4 +1,4 @@
-//! The four services the probe talks to, with their DESIGN.md §3 hostnames and health paths.
+//! The four services the probe talks to, with their hostnames (docs/DESIGN.md, "Services, ports and hostnames") and health paths.
 
 use std::fmt;
 
@@ -29,7 +29,7 @@ impl Service {
         }
     }
 
-    /// The hostname the ingress maps to it (DESIGN.md §3).
+    /// The hostname the ingress maps to it (docs/DESIGN.md, "Services, ports and hostnames").
     pub fn default_host(self) -> &'static str {
         match self {
             Self::Backend => "api.localhost",

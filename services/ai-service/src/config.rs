@@ -1,6 +1,6 @@
 //! The ai-service's settings, read once from the environment (every variable in docs/config.md).
 
-use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
+use limiter::Policy;
 use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
 use std::time::Duration;
 
@@ -14,10 +14,6 @@ pub const ENV_BUDGET_CHAT: &str = "AI_RATE_LIMIT_CHAT";
 pub const ENV_BUDGET_GLOBAL: &str = "AI_RATE_LIMIT_GLOBAL";
 /// Log analyses per client address per minute.
 pub const ENV_LOG_ANALYSIS_LIMIT: &str = "LOG_ANALYSIS_PUBLIC_RATE_LIMIT";
-/// Bound on tracked subjects and addresses.
-pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
-/// Redis shared by replicas for the chat windows and the per-address budget (unset: in memory).
-pub const ENV_REDIS_URL: &str = "REDIS_URL";
 /// The backend whose EXPENSIVE endpoints a chat turn calls.
 pub const ENV_BACKEND_URL: &str = "BACKEND_URL";
 /// Longest wait for the backend, in milliseconds.
@@ -49,10 +45,9 @@ pub struct AiConfig {
     pub global: Policy,
     /// Per-address log-analysis budget.
     pub log_analysis: Policy,
-    /// Bound on tracked keys (each limiter).
-    pub max_tracked_keys: usize,
-    /// Redis shared by replicas: the chat windows and the per-address budget.
-    pub redis_url: Option<String>,
+    /// The keys each limiter tracks and the Redis the replicas share (budgets and, for the
+    /// backend, its store).
+    pub limiter: platform::LimiterSettings,
     /// The backend's base URL, without a trailing slash.
     pub backend_url: String,
     /// Longest wait for one backend call.
@@ -73,8 +68,7 @@ impl AiConfig {
             chat: env.budget(ENV_BUDGET_CHAT, "60/1m")?,
             global: env.budget(ENV_BUDGET_GLOBAL, "1200/1m")?,
             log_analysis: log_analysis(env)?,
-            max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
-            redis_url: env.optional(ENV_REDIS_URL),
+            limiter: platform::LimiterSettings::from_env(env)?,
             backend_url: backend_url(env)?,
             backend_timeout: backend_timeout(env)?,
             llm: llm::LlmConfig::from_env(env)?,

@@ -1,6 +1,6 @@
 //! The ai-service's one error type and its one envelope, `{"error": code, "message": text}`.
 //!
-//! DESIGN.md names no envelope for this service, so it takes the analyzer's shape (a stable
+//! docs/DESIGN.md names no envelope of its own for this service, so it takes the analyzer's shape (a stable
 //! code a client can match, a sentence a person can read). Every failure a handler, an
 //! extractor or a middleware can produce maps to a status and a body here and nowhere else.
 //! A 429 says neither which ceiling refused nor how much of it is left (that would be an

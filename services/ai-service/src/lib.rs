@@ -1,5 +1,5 @@
 //! The ai-service: chat over the user's own code findings, and public log analysis, behind
-//! per-subject windows (DESIGN.md §7).
+//! per-subject windows (docs/DESIGN.md, "The ai-service").
 //!
 //! A chat turn forwards the END USER'S bearer to the backend's EXPENSIVE endpoints, so each
 //! user spends their own analysis budget there, then asks the language model (paced by the
@@ -32,5 +32,5 @@ pub const SERVICE: platform::ServiceInfo = platform::ServiceInfo {
     name: "ai-service",
     default_port: config::DEFAULT_PORT,
     health_path: routes::HEALTH_PATH,
-    about: "chat over the user's own findings and public log analysis (DESIGN.md §7)",
+    about: "chat over the user's own findings and public log analysis",
 };

@@ -16,10 +16,8 @@
 use crate::config::AiConfig;
 use crate::errors::ApiError;
 use actix_web::ResponseError;
-use limiter::{
-    Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, RuleTable, SharedClock,
-    SlidingWindow,
-};
+use limiter::{Limiter, LimiterError, LimiterMetrics, RuleTable, SharedClock, SlidingWindow};
+use limiter_actix::RateLimit;
 use std::sync::Arc;
 
 /// The chat window's name in metrics and Redis keys.
@@ -43,14 +41,11 @@ pub fn chat_window(
     if config.rate_limit_disabled {
         return Ok(None);
     }
-    let mut builder = SlidingWindow::builder("ai-service", CHAT, config.chat, config.global)
-        .max_tracked_keys(config.max_tracked_keys)
-        .metrics(metrics)
-        .clock(clock);
-    if let Some(url) = &config.redis_url {
-        builder = builder.redis(RedisConfig::new(url.clone()));
-    }
-    builder.build().map(|window| Some(Arc::new(window)))
+    let builder = SlidingWindow::builder("ai-service", CHAT, config.chat, config.global);
+    config
+        .limiter
+        .window(builder, metrics, clock)
+        .map(|window| Some(Arc::new(window)))
 }
 
 /// The per-address limiter.
@@ -59,22 +54,15 @@ pub fn limiter(
     metrics: LimiterMetrics,
     clock: SharedClock,
 ) -> Result<Limiter, LimiterError> {
-    let mut builder = Limiter::builder("ai-service")
-        .group(LOG_ANALYSIS, config.log_analysis)
-        .max_tracked_keys(config.max_tracked_keys)
-        .metrics(metrics)
-        .clock(clock);
-    if let Some(url) = &config.redis_url {
-        builder = builder.redis(RedisConfig::new(url.clone()));
-    }
-    builder.build()
+    let builder = Limiter::builder("ai-service").group(LOG_ANALYSIS, config.log_analysis);
+    config.limiter.limiter(builder, metrics, clock)
 }
 
 /// The middleware: keyed on the client address, refusing in the service's envelope.
 pub fn middleware(
     limiter: Limiter,
     config: &AiConfig,
-) -> Result<RateLimit, limiter::http::UnknownGroup> {
+) -> Result<RateLimit, limiter_actix::UnknownGroup> {
     let client_ip = config.client_ip.clone();
     Ok(RateLimit::new(limiter, rule_table())?
         .key(move |request, _| client_ip.key(request.request()))
@@ -91,7 +79,7 @@ pub fn describe(config: &AiConfig) -> String {
     let chat = if config.rate_limit_disabled {
         "off (RATE_LIMIT_DISABLED=true)".to_owned()
     } else {
-        let held = if config.redis_url.is_some() {
+        let held = if config.limiter.shared() {
             "shared through Redis"
         } else {
             "in this process"

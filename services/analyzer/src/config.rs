@@ -1,6 +1,6 @@
 //! The analyzer's settings, read once from the environment (every variable in docs/config.md).
 
-use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy, QueueConfig};
+use limiter::{Policy, QueueConfig};
 use platform::{ConfigError, Env, ListenConfig};
 use std::time::Duration;
 
@@ -32,10 +32,6 @@ pub const ENV_MAX_FINDINGS: &str = "ANALYZE_MAX_FINDINGS";
 pub const ENV_MAX_ANSWER_BYTES: &str = "ANALYZE_MAX_ANSWER_BYTES";
 /// Longest time one analysis works, in milliseconds.
 pub const ENV_DEADLINE_MS: &str = "ANALYZE_DEADLINE_MS";
-/// Bound on tracked limiter buckets.
-pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
-/// Redis shared by replicas (unset: buckets in memory).
-pub const ENV_REDIS_URL: &str = "REDIS_URL";
 
 /// What one analysis may keep, answer and spend (docs/analyzer.md, "Bounded work").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,10 +107,9 @@ pub struct AnalyzerConfig {
     pub rate_limit_enabled: bool,
     /// Group budgets.
     pub budgets: Budgets,
-    /// Bound on tracked buckets.
-    pub max_tracked_keys: usize,
-    /// Redis for shared buckets.
-    pub redis_url: Option<String>,
+    /// The keys each limiter tracks and the Redis the replicas share (budgets and, for the
+    /// backend, its store).
+    pub limiter: platform::LimiterSettings,
     /// Admission control (off by default).
     pub queue: QueueConfig,
     /// Largest request body.
@@ -138,8 +133,7 @@ impl AnalyzerConfig {
                 read: env.budget(ENV_BUDGET_READ, "600/60s")?,
                 write: env.budget(ENV_BUDGET_WRITE, "60/60s")?,
             },
-            max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
-            redis_url: env.optional(ENV_REDIS_URL),
+            limiter: platform::LimiterSettings::from_env(env)?,
             queue: QueueConfig {
                 max_inflight: env.usize_or(ENV_MAX_INFLIGHT, 0)?,
                 max_queue: env.usize_or(ENV_MAX_QUEUE, 64)?,

@@ -8,7 +8,7 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{Error, ResponseError, web};
-use limiter::routed_path;
+use limiter_actix::routed_path;
 use subtle::ConstantTimeEq;
 
 /// The header callers present.

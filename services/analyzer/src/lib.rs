@@ -29,5 +29,5 @@ pub const SERVICE: platform::ServiceInfo = platform::ServiceInfo {
     name: "analyzer",
     default_port: config::DEFAULT_PORT,
     health_path: gate::HEALTH_PATH,
-    about: "token-gated static analysis of logging code (DESIGN.md §6)",
+    about: "token-gated static analysis of logging code",
 };

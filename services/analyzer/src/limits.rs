@@ -14,9 +14,9 @@ use crate::errors::millis;
 use crate::gate::TOKEN_HEADER;
 use actix_web::HttpResponse;
 use limiter::{
-    FieldStyle, KeyDigest, Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig,
-    RuleTable, SharedClock,
+    FieldStyle, KeyDigest, Limiter, LimiterError, LimiterMetrics, RuleTable, SharedClock,
 };
+use limiter_actix::RateLimit;
 use serde_json::json;
 
 /// The allow-list of metered requests.
@@ -36,22 +36,16 @@ pub fn limiter(
     clock: SharedClock,
 ) -> Result<Limiter, LimiterError> {
     let budgets = &config.budgets;
-    let mut builder = Limiter::builder("analyzer")
+    let builder = Limiter::builder("analyzer")
         .group("analyze", budgets.analyze)
         .group("llm", budgets.llm)
         .group("read", budgets.read)
-        .group("write", budgets.write)
-        .max_tracked_keys(config.max_tracked_keys)
-        .metrics(metrics)
-        .clock(clock);
-    if let Some(url) = &config.redis_url {
-        builder = builder.redis(RedisConfig::new(url.clone()));
-    }
-    builder.build()
+        .group("write", budgets.write);
+    config.limiter.limiter(builder, metrics, clock)
 }
 
 /// The middleware: keyed on the token, the analyzer's refusal body, `x-ratelimit-*` fields.
-pub fn middleware(limiter: Limiter) -> Result<RateLimit, limiter::http::UnknownGroup> {
+pub fn middleware(limiter: Limiter) -> Result<RateLimit, limiter_actix::UnknownGroup> {
     Ok(RateLimit::new(limiter, rule_table())?
         .key(|request, _| {
             request

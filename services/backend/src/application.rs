@@ -62,7 +62,7 @@ impl Application {
         clock: SharedClock,
     ) -> Result<Self, StartFailure> {
         let fail = |error: &dyn std::fmt::Display| StartFailure::Other(error.to_string());
-        let store = match &config.redis_url {
+        let store = match &config.limiter.redis_url {
             Some(url) => Store::redis(url, "backend"),
             None => Store::embedded(&config.data_dir),
         }

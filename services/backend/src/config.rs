@@ -4,7 +4,7 @@ mod mail;
 
 pub use mail::{ENV_MAIL_LINK_BASE_URL, ENV_SMTP_FROM, ENV_SMTP_URL, MailConfig, SmtpConfig};
 
-use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
+use limiter::Policy;
 use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -13,8 +13,6 @@ use std::time::Duration;
 pub const DEFAULT_PORT: u16 = 9800;
 /// Where the embedded store and the outbox live.
 pub const ENV_DATA_DIR: &str = "DATA_DIR";
-/// Redis shared by replicas (unset: embedded store, buckets in memory).
-pub const ENV_REDIS_URL: &str = "REDIS_URL";
 /// Wrong passwords per e-mail before the lock.
 pub const ENV_LOGIN_MAX_ATTEMPTS: &str = "LOGIN_MAX_ATTEMPTS";
 /// Length of the login lock.
@@ -25,8 +23,6 @@ pub const ENV_OTP_MAX_ATTEMPTS: &str = "OTP_MAX_ATTEMPTS";
 pub const ENV_ANALYZER_URL: &str = "ANALYZER_URL";
 /// The analyzer's token.
 pub const ENV_ANALYZER_TOKEN: &str = "ANALYZER_TOKEN";
-/// Bound on tracked limiter buckets.
-pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
 /// Compatibility: accept tokens minted before the `workspaceId` claim existed (default off).
 pub const ENV_ALLOW_TOKENS_WITHOUT_WORKSPACE: &str = "SECURITY_ALLOW_TOKENS_WITHOUT_WORKSPACE";
 /// Compatibility: answer another tenant's id with the pre-fix 403 wording (default off).
@@ -38,7 +34,7 @@ pub const ENV_SCAN_LEASE_SECONDS: &str = "SCAN_LEASE_SECONDS";
 /// The default of `SCAN_LEASE_SECONDS`.
 pub const DEFAULT_SCAN_LEASE_SECONDS: u32 = 30;
 
-/// The public filter's budgets (DESIGN.md §5).
+/// The public filter's budgets (docs/DESIGN.md, "The backend").
 #[derive(Clone, Copy, Debug)]
 pub struct PublicBudgets {
     /// `RATE_LIMIT_EMAIL`, per IP.
@@ -73,8 +69,9 @@ pub struct BackendConfig {
     pub listen: ListenConfig,
     /// `DATA_DIR` (default `./data`).
     pub data_dir: PathBuf,
-    /// `REDIS_URL`.
-    pub redis_url: Option<String>,
+    /// The keys each limiter tracks and the Redis the replicas share (budgets and, for the
+    /// backend, its store).
+    pub limiter: platform::LimiterSettings,
     /// Token keys derived from `SECURITY_JWT_SECRET_KEY`.
     pub jwt: JwtKeys,
     /// The CORS allow-list.
@@ -85,8 +82,6 @@ pub struct BackendConfig {
     pub public: PublicBudgets,
     /// Auth filter budgets.
     pub auth: AuthBudgets,
-    /// Bound on tracked buckets.
-    pub max_tracked_keys: usize,
     /// `LOGIN_MAX_ATTEMPTS`.
     pub login_max_attempts: u32,
     /// `SECURITY_AUTH_ATTEMPT_LOCK_MINUTES`.
@@ -117,7 +112,7 @@ impl BackendConfig {
             data_dir: env
                 .optional(ENV_DATA_DIR)
                 .map_or_else(|| PathBuf::from("./data"), PathBuf::from),
-            redis_url: env.optional(ENV_REDIS_URL),
+            limiter: platform::LimiterSettings::from_env(env)?,
             jwt: JwtKeys::from_env(env)?,
             cors: CorsConfig::from_env(env)?,
             client_ip: ClientIp::from_env(env)?,
@@ -134,7 +129,6 @@ impl BackendConfig {
                 email: env.budget("AUTH_RATE_LIMIT_EMAIL", "10/1h")?,
                 backstop: env.budget("AUTH_RATE_LIMIT_BACKSTOP", "120/15m")?,
             },
-            max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
             login_max_attempts: positive(env, ENV_LOGIN_MAX_ATTEMPTS, 5)?,
             lock: Duration::from_secs(60 * u64::from(positive(env, ENV_LOCK_MINUTES, 10)?)),
             otp_max_attempts: positive(env, ENV_OTP_MAX_ATTEMPTS, 5)?,

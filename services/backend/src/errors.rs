@@ -10,7 +10,7 @@ use crate::store::StoreError;
 use actix_web::http::StatusCode;
 use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
-use limiter::routed_path;
+use limiter_actix::routed_path;
 use platform::{ErrorReference, Rejection};
 
 /// How long a client should wait when the store did not answer.

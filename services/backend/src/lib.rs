@@ -1,5 +1,5 @@
 //! The backend: users, workspaces, memberships, invitations, projects, CI keys, scan runs and
-//! the abuse controls around them (DESIGN.md §5).
+//! the abuse controls around them (docs/DESIGN.md, "The backend").
 //!
 //! # Layout
 //! - [`auth`]: the auth domain: accounts, argon2id passwords, the login and one-time-code
@@ -39,5 +39,5 @@ pub const SERVICE: platform::ServiceInfo = platform::ServiceInfo {
     name: "backend",
     default_port: config::DEFAULT_PORT,
     health_path: "/actuator/health",
-    about: "auth, workspaces, projects and scans behind the estate's filters (DESIGN.md §5)",
+    about: "auth, workspaces, projects and scans behind the estate's filters",
 };

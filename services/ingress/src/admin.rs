@@ -54,7 +54,7 @@ impl Admin {
         match encode(&mut body, &self.registry) {
             Ok(()) => reply(
                 StatusCode::OK,
-                Some(platform::metrics::CONTENT_TYPE),
+                Some(platform_core::metrics::CONTENT_TYPE),
                 Bytes::from(body),
             ),
             Err(_) => reply(StatusCode::INTERNAL_SERVER_ERROR, None, Bytes::new()),

@@ -16,7 +16,7 @@ use crate::settings::Settings;
 use crate::tls::{Edge, Tls, Transports};
 use crate::workers::{self, Listeners};
 use hyper::service::service_fn;
-use platform::StartFailure;
+use platform_core::StartFailure;
 use prometheus_client::registry::Registry;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -80,7 +80,7 @@ impl Application {
 
     /// Serves until SIGTERM or Ctrl-C, then drains.
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
-        let stop_requested = platform::shutdown::signal().map_err(other)?;
+        let stop_requested = platform_core::shutdown::signal().map_err(other)?;
         let running = self.start()?;
         let signal = stop_requested.await;
         running.drain(signal.name()).await;
@@ -181,7 +181,7 @@ fn watch(tls: Tls, stop: &CancellationToken) -> Result<tokio_rustls::TlsAcceptor
         .map_err(|error| StartFailure::Other(error.to_string()))
 }
 
-fn bind(listen: platform::ListenConfig) -> Result<std::net::TcpListener, StartFailure> {
+fn bind(listen: platform_core::ListenConfig) -> Result<std::net::TcpListener, StartFailure> {
     listen.bind().map_err(|error| {
         StartFailure::Other(format!(
             "cannot listen on {}:{}: {error}",

@@ -6,8 +6,8 @@ use crate::application::Application;
 use crate::config::IngressConfig;
 use crate::settings::{self, AdminEnv, Settings};
 use crate::tls::{Tls, Transports};
-use platform::config::{EXIT_CONFIG, Env, ProcessEnv};
-use platform::{ServiceInfo, StartFailure};
+use platform_core::config::{EXIT_CONFIG, Env, ProcessEnv};
+use platform_core::{ServiceInfo, StartFailure};
 use std::process::ExitCode;
 
 /// What the binary was asked to do.
@@ -162,13 +162,13 @@ async fn healthcheck(env: &dyn Env) -> ExitCode {
         eprintln!("ingress: {error}");
         return ExitCode::FAILURE;
     }
-    platform::cli::healthcheck(&SERVICE, &AdminEnv(env)).await
+    platform_core::cli::healthcheck(&SERVICE, &AdminEnv(env)).await
 }
 
 /// Serves: a bad variable or a refused file exits 64 with the reason, like every estate
 /// service's bad configuration; anything else that stops it (a port in use) exits 1.
 async fn serve(env: &dyn Env) -> ExitCode {
-    platform::telemetry::init();
+    platform_core::telemetry::init();
     let settings = match Settings::from_env(env) {
         Ok(settings) => settings,
         Err(error) => return refused(&error),

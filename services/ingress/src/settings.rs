@@ -3,8 +3,8 @@
 //! about routing lives in the file itself.
 
 use crate::config::{PlainHttp, parse_plain_http};
-use platform::config::{ConfigError, Env};
-use platform::server::{ENV_PORT, ListenConfig};
+use platform_core::config::{ConfigError, Env};
+use platform_core::listen::{ENV_PORT, ListenConfig};
 use std::path::PathBuf;
 
 /// The ingress file.
@@ -119,7 +119,7 @@ impl Env for AdminEnv<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use platform::MapEnv;
+    use platform_core::MapEnv;
 
     #[test]
     fn defaults_and_the_admin_port() {

@@ -11,8 +11,8 @@
 
 use crate::server;
 use crate::tls::Edge;
+use crate::worker_index;
 use hyper::service::service_fn;
-use std::cell::Cell;
 use std::convert::Infallible;
 use std::io;
 use std::sync::Arc;
@@ -20,15 +20,6 @@ use std::sync::atomic::AtomicBool;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-thread_local! {
-    static WORKER: Cell<usize> = const { Cell::new(0) };
-}
-
-/// The index of the worker running this thread (0 outside workers).
-pub fn current() -> usize {
-    WORKER.with(Cell::get)
-}
 
 /// How many workers: one per core the process may use.
 pub fn count() -> usize {
@@ -78,7 +69,7 @@ pub fn spawn(
         std::thread::Builder::new()
             .name(format!("ingress-worker-{index}"))
             .spawn(move || {
-                WORKER.with(|worker| worker.set(index));
+                worker_index::set(index);
                 runtime.block_on(work(listeners, edge, stop, tasks));
             })?;
     }

@@ -1,7 +1,7 @@
 //! The MCP server's settings, read once from the environment (every variable in docs/config.md).
 
 use crate::public_url::PublicUrl;
-use limiter::{DEFAULT_MAX_TRACKED_KEYS, Policy};
+use limiter::Policy;
 use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
 
 /// The MCP server's port.
@@ -20,18 +20,14 @@ pub const ENV_BUDGET_MCP: &str = "MCP_RATE_LIMIT_MCP";
 pub const ENV_BUDGET_SKILLS_PACKAGE: &str = "MCP_RATE_LIMIT_SKILLS_PACKAGE";
 /// Budget of `GET /install.sh` per caller.
 pub const ENV_BUDGET_INSTALLER: &str = "MCP_RATE_LIMIT_INSTALLER";
-/// Bound on tracked limiter buckets.
-pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
-/// Redis shared by replicas (unset: buckets in memory).
-pub const ENV_REDIS_URL: &str = "REDIS_URL";
 /// The URL people reach this server at, written into the installer script.
 pub const ENV_PUBLIC_URL: &str = "MCP_PUBLIC_URL";
 /// Largest `/mcp` request body, in bytes.
 pub const ENV_MAX_BODY_BYTES: &str = "MCP_MAX_BODY_BYTES";
 
-/// Default analyzer address (DESIGN.md §3).
+/// Default analyzer address (docs/DESIGN.md, "Services, ports and hostnames").
 pub const DEFAULT_ANALYZER_URL: &str = "http://127.0.0.1:9001";
-/// Default backend address (DESIGN.md §3).
+/// Default backend address (docs/DESIGN.md, "Services, ports and hostnames").
 pub const DEFAULT_BACKEND_URL: &str = "http://127.0.0.1:9800";
 
 /// The three groups' budgets.
@@ -66,10 +62,9 @@ pub struct McpConfig {
     pub rate_limit_enabled: bool,
     /// Group budgets.
     pub budgets: Budgets,
-    /// Bound on tracked buckets.
-    pub max_tracked_keys: usize,
-    /// Redis for shared buckets.
-    pub redis_url: Option<String>,
+    /// The keys each limiter tracks and the Redis the replicas share (budgets and, for the
+    /// backend, its store).
+    pub limiter: platform::LimiterSettings,
     /// The public URL; unset: loopback on the bound port.
     pub public_url: Option<PublicUrl>,
     /// Largest `/mcp` body.
@@ -93,8 +88,7 @@ impl McpConfig {
                 skills_package: env.budget(ENV_BUDGET_SKILLS_PACKAGE, "20/60s")?,
                 installer: env.budget(ENV_BUDGET_INSTALLER, "60/60s")?,
             },
-            max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
-            redis_url: env.optional(ENV_REDIS_URL),
+            limiter: platform::LimiterSettings::from_env(env)?,
             public_url: env
                 .optional(ENV_PUBLIC_URL)
                 .map(|text| PublicUrl::parse(&text))

@@ -17,7 +17,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, web};
-use limiter::routed_path;
+use limiter_actix::routed_path;
 use platform::TokenKind;
 use platform::jwt::bearer_token;
 

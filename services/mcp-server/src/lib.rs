@@ -39,5 +39,5 @@ pub const SERVICE: platform::ServiceInfo = platform::ServiceInfo {
     name: "mcp-server",
     default_port: config::DEFAULT_PORT,
     health_path: "/health",
-    about: "MCP over Streamable HTTP at /mcp, the skills package and the installer (DESIGN.md §8)",
+    about: "MCP over Streamable HTTP at /mcp, the skills package and the installer",
 };

@@ -22,9 +22,9 @@ use crate::mcp::jsonrpc::RATE_LIMITED;
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpResponse};
 use limiter::{
-    KeyDigest, Limiter, LimiterError, LimiterMetrics, RateLimit, RedisConfig, Refused, RuleTable,
-    SharedClock, retry_after_secs,
+    KeyDigest, Limiter, LimiterError, LimiterMetrics, RuleTable, SharedClock, retry_after_secs,
 };
+use limiter_actix::{RateLimit, Refused};
 use platform::ClientIp;
 use serde_json::json;
 
@@ -50,24 +50,18 @@ pub fn limiter(
     clock: SharedClock,
 ) -> Result<Limiter, LimiterError> {
     let budgets = &config.budgets;
-    let mut builder = Limiter::builder("mcp-server")
+    let builder = Limiter::builder("mcp-server")
         .group(MCP_GROUP, budgets.mcp)
         .group(SKILLS_PACKAGE_GROUP, budgets.skills_package)
-        .group(INSTALLER_GROUP, budgets.installer)
-        .max_tracked_keys(config.max_tracked_keys)
-        .metrics(metrics)
-        .clock(clock);
-    if let Some(url) = &config.redis_url {
-        builder = builder.redis(RedisConfig::new(url.clone()));
-    }
-    builder.build()
+        .group(INSTALLER_GROUP, budgets.installer);
+    config.limiter.limiter(builder, metrics, clock)
 }
 
 /// The middleware: keyed on the caller, the refusal in the path's envelope.
 pub fn middleware(
     limiter: Limiter,
     client_ip: ClientIp,
-) -> Result<RateLimit, limiter::http::UnknownGroup> {
+) -> Result<RateLimit, limiter_actix::UnknownGroup> {
     Ok(RateLimit::new(limiter, rule_table())?
         .key(move |request, _| {
             let subject = request

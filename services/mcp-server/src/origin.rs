@@ -12,7 +12,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::ORIGIN;
 use actix_web::middleware::Next;
 use actix_web::{Error, web};
-use limiter::routed_path;
+use limiter_actix::routed_path;
 
 /// The middleware function (mounted with `middleware::from_fn`).
 pub async fn guard(

@@ -6,7 +6,7 @@ use std::time::Duration;
 use llm::{
     ENV_LLM_API_KEY, ENV_LLM_BASE_URL, ENV_LLM_MODEL, ENV_LLM_RATE, ENV_LLM_TIMEOUT_MS, LlmConfig,
 };
-use platform::{ConfigError, MapEnv};
+use platform_core::{ConfigError, MapEnv};
 
 use crate::TEST_KEY;
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use llm::{ChatMessage, ChatRequest, LlmClient, LlmConfig, Provider};
-use platform::MapEnv;
+use platform_core::MapEnv;
 use serde_json::json;
 
 fn request() -> ChatRequest {

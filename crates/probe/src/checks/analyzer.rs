@@ -1,9 +1,10 @@
 //! The analyzer's side of the seed's "What the measurement changed": its token gate, its
 //! limiter on with no variable set (a read carries its group and limit), a client's malformed
-//! bodies answered 400/413/415 in its envelope and never 500 (DESIGN.md §6, §11), and the
+//! bodies answered 400/413/415 in its envelope and never 500 (docs/DESIGN.md, "The analyzer" and "Errors a caller never sees"), and the
 //! 900-request burst against the write group ([`super::analyzer_burst`]).
 
-use super::{Run, analyzer_burst, analyzer_refusal};
+use super::analyzer_burst;
+use super::kit::{MANDATORY, Run, analyzer_refusal};
 use crate::exchange::Exchange;
 use crate::ledger::WRITE;
 use crate::report::{Section, Verdict};
@@ -17,8 +18,6 @@ const TITLE: &str = "The analyzer's limiter and malformed bodies";
 /// The gate's whole answer.
 pub const UNAUTHORIZED: &str =
     r#"{"error":"unauthorized","message":"valid X-Analyzer-Token header required"}"#;
-/// `POST /rules/validate` with `{}`.
-pub const MANDATORY: &str = r#"{"error":"rule.ruleId is mandatory"}"#;
 const UNSUPPORTED: &str = r#"{"error":"unsupported_media_type","message":"request body must be JSON (Content-Type: application/json)"}"#;
 const INVALID_PREFIX: &str =
     r#"{"error":"invalid_request_body","message":"request body is not valid: "#;

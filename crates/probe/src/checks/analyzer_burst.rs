@@ -5,8 +5,7 @@
 //! bucket and the time the burst takes (the seed's 237 took minutes; a local run takes
 //! seconds and gets about 60).
 
-use super::analyzer::MANDATORY;
-use super::{Metered, Run, analyzer_refusal, range_text, tally_text};
+use super::kit::{MANDATORY, Metered, Run, analyzer_refusal, range_text, tally_text};
 use crate::bucket::Expect;
 use crate::ledger::WRITE;
 use crate::report::Section;

@@ -1,9 +1,9 @@
 //! "The attempt ceiling": six wrong logins for one address no account has → 401 five times,
 //! then the lock's 429 with the exact remaining seconds in `Retry-After` (599 or 600) and the
-//! auth envelope's words (DESIGN.md §5). The address is new on every run, so the ceiling is
+//! auth envelope's words (docs/DESIGN.md, "The backend"). The address is new on every run, so the ceiling is
 //! always measured from zero; the logins still spend the per-client-address budgets.
 
-use super::{Metered, Run, backend_refusal, tally_text};
+use super::kit::{Metered, Run, backend_refusal, tally_text};
 use crate::ledger::{AUTH_CREDENTIAL, CREDENTIAL};
 use crate::report::Section;
 use crate::service::Service;

@@ -5,7 +5,7 @@
 //! at most one token's interval (3600 s / 300 = 12); then, after waiting that long, exactly
 //! one more lookup is served.
 
-use super::{Metered, Run, backend_refusal, fail_body, range_text, tally, tally_text};
+use super::kit::{Metered, Run, backend_refusal, fail_body, range_text, tally, tally_text};
 use crate::bucket::Expect;
 use crate::exchange::{Exchange, Window};
 use crate::ledger::CREDENTIAL;

@@ -2,7 +2,7 @@
 //! protected route carries `access-control-allow-origin` for an allowed origin (so a browser
 //! shows the 401, not a CORS failure) and no `access-control-*` header for any other origin.
 
-use super::Run;
+use super::kit::Run;
 use crate::report::Section;
 use crate::service::Service;
 use reqwest::Method;

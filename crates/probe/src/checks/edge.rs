@@ -2,9 +2,9 @@
 //! subdomains on every HTTPS answer and none over plain HTTP (a browser ignores it there,
 //! RFC 6797 §8.1), plain HTTP redirected to the same URL on HTTPS when the probe is told the
 //! plain port (`--plain-url`), and the services' metrics not reachable on public hostnames
-//! (the ingress map answers `http_status:404` there; DESIGN.md §4.14, §9).
+//! (the ingress map answers `http_status:404` there; docs/DESIGN.md, "Services, ports and hostnames" and "The ingress and the cluster").
 
-use super::Run;
+use super::kit::Run;
 use crate::report::Section;
 use crate::service::Service;
 use reqwest::Method;

@@ -1,8 +1,8 @@
 //! "Per service, as actually configured": one metered request per service; its
 //! `RateLimit-Policy` field shows the limiter is on with the budget the contract names,
-//! with no variable set (DESIGN.md §6–§8, §12).
+//! with no variable set (docs/DESIGN.md, from "The analyzer" to "The mcp-server", and "Budgets are settings").
 
-use super::{Run, backend_refusal};
+use super::kit::{Run, backend_refusal};
 use crate::expect::policy_field;
 use crate::ledger::CREDENTIAL;
 use crate::report::{Section, Verdict};

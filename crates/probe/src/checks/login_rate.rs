@@ -5,7 +5,7 @@
 //! budget and what this run already spent (the attempt ceiling's logins count too).
 
 use super::attempts::{INVALID_LOGIN, login};
-use super::{Metered, Run, fail_body, range_text, runs, tally_text};
+use super::kit::{Metered, Run, fail_body, range_text, runs, tally_text};
 use crate::bucket::Expect;
 use crate::ledger::{AUTH_CREDENTIAL, CREDENTIAL};
 use crate::report::Section;

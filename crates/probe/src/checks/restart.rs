@@ -7,12 +7,14 @@
 //! headers. Not the health path: a stopping service answers it 503 on purpose (so the ingress
 //! takes it out of rotation) while it still serves every other request.
 
+pub mod plan;
 mod rows;
 pub mod window;
 
-use super::Run;
+use super::kit::Run;
 use crate::report::Section;
 use crate::service::Service;
+pub use plan::Plan;
 use reqwest::Method;
 use rows::rows;
 use std::process::Stdio;
@@ -26,23 +28,6 @@ pub const NAME: &str = "restart";
 const TITLE: &str = "The 502 window across a restart";
 const BEFORE: Duration = Duration::from_secs(1);
 const SETTLED: Duration = Duration::from_secs(2);
-
-/// The restart to measure.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// Run with `sh -c`, e.g. `docker compose restart analyzer`.
-    pub command: String,
-    /// The service restarted.
-    pub service: Service,
-    /// The path polled (`GET`), one of the service's own routes.
-    pub path: String,
-    /// Between polls.
-    pub interval: Duration,
-    /// Bound on the command plus the recovery.
-    pub timeout: Duration,
-    /// Failed polls tolerated; `None`: measured, not judged.
-    pub max_failures: Option<usize>,
-}
 
 type Samples = Arc<Mutex<Vec<Sample>>>;
 

@@ -24,7 +24,7 @@ impl Estate {
     pub async fn start() -> Self {
         let data = tempfile::tempdir().expect("a temporary data directory");
         let data_dir = data.path().to_string_lossy().into_owned();
-        let env: platform::MapEnv = [
+        let env: platform_core::MapEnv = [
             ("SECURITY_JWT_SECRET_KEY", SECRET),
             ("PORT", "0"),
             ("DATA_DIR", data_dir.as_str()),
@@ -35,7 +35,7 @@ impl Estate {
         let app = backend::Application::build(config).expect("the backend builds");
         let backend = format!("http://127.0.0.1:{}", app.port());
         actix_web::rt::spawn(app.into_server());
-        let env: platform::MapEnv = [("ANALYZER_TOKEN", TOKEN), ("PORT", "0")]
+        let env: platform_core::MapEnv = [("ANALYZER_TOKEN", TOKEN), ("PORT", "0")]
             .into_iter()
             .collect();
         let config = analyzer::AnalyzerConfig::from_env(&env).expect("analyzer settings");
@@ -61,7 +61,7 @@ impl Estate {
         let only: Vec<String> = checks.iter().map(|name| (*name).to_owned()).collect();
         Settings {
             targets,
-            expect: Expectations::from_env(&platform::MapEnv::default()).expect("defaults"),
+            expect: Expectations::from_env(&platform_core::MapEnv::default()).expect("defaults"),
             analyzer_token: Some(TOKEN.to_owned()),
             checks: probe::checks::select(&only, &[]).expect("known checks"),
             restart: None,

@@ -25,7 +25,7 @@ fn settings(base: &str, command: String) -> Settings {
     targets.services = vec![Service::Analyzer];
     Settings {
         targets,
-        expect: Expectations::from_env(&platform::MapEnv::default()).expect("defaults"),
+        expect: Expectations::from_env(&platform_core::MapEnv::default()).expect("defaults"),
         analyzer_token: None,
         checks: checks::select(&["restart".to_owned()], &[]).expect("a check"),
         restart: Some(Plan {

@@ -12,8 +12,8 @@
 //! provider that does not answer turns into the local answer, streamed the same way; one that
 //! stops halfway gets an `error` event and the stream still ends with `done`.
 
-use crate::chat::analysis::Analysis;
-use crate::chat::{LLM_DOWN_OPENING, answer, first_unavailable, llm_failed};
+use super::analysis::Analysis;
+use super::reply::{LLM_DOWN_OPENING, answer, fallback_reply, first_unavailable, llm_failed};
 use crate::errors::envelope;
 use crate::metrics::{Dependency, provider_name};
 use crate::state::AppState;
@@ -72,7 +72,7 @@ async fn start(
             Err(error) => {
                 llm_failed(state, &error);
                 unavailable.push(Dependency::Llm.name());
-                let reply = crate::chat::fallback_reply(LLM_DOWN_OPENING, analysis);
+                let reply = fallback_reply(LLM_DOWN_OPENING, analysis);
                 return ChatStream::from(reply);
             }
         }

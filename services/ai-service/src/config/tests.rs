@@ -17,7 +17,7 @@ fn defaults_are_the_seeds() {
     let budgets = [config.chat, config.global, config.log_analysis].map(|p| p.to_string());
     assert_eq!(budgets, ["60/60s", "1200/60s", "60/60s"]);
     assert_eq!(config.listen.port, 9300);
-    assert_eq!(config.max_tracked_keys, 20_000);
+    assert_eq!(config.limiter.max_tracked_keys, 20_000);
     assert!(!config.rate_limit_disabled);
     assert_eq!(config.backend_url, "http://127.0.0.1:9800");
     assert_eq!(config.backend_timeout, Duration::from_secs(10));

@@ -2,7 +2,7 @@
 //! single-use tokens and the outbox. No HTTP here; the routes build on this API and map
 //! [`AuthError`] and the ceilings' outcomes to envelopes.
 //!
-//! # Three ceilings, each covering the others' gap (DESIGN.md §5)
+//! # Three ceilings, each covering the others' gap (docs/DESIGN.md, "The backend")
 //! - The **public filter** and the **auth filter** (in `limits`) count *requests* per source
 //!   IP or credential digest. They stop volume: a credential-stuffing run that sprays one guess
 //!   at each of ten thousand addresses never trips a per-address ceiling (each sits at 1 of 5),

@@ -9,7 +9,8 @@ use super::rules;
 use crate::config::BackendConfig;
 use actix_web::HttpRequest;
 use actix_web::dev::ServiceRequest;
-use limiter::{KeyDigest, RateLimit, http::UnknownGroup};
+use limiter::KeyDigest;
+use limiter_actix::{RateLimit, UnknownGroup};
 use platform::jwt::bearer_token;
 use platform::{ClientIp, JwtKeys, TokenKind};
 

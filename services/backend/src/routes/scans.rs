@@ -1,7 +1,7 @@
 //! `POST /api/v1/scan/initiate` `{"projectId","files":[{"path","content","language"?}]}`:
 //! 202 `{"runId","status":"QUEUED","progress","socket"}`; the scan goes on in the background.
 //!
-//! A 202 is never the end of the story (DESIGN.md §5). A project that is missing, or another
+//! A 202 is never the end of the story (docs/DESIGN.md, "The backend"). A project that is missing, or another
 //! workspace's, still gets its 202 and a run whose one frame is the terminal
 //! `ERROR: validate: project not found`: the refusal arrives on the channel the caller is
 //! reading (the progress URL and the socket), and the two cases read the same, so the answer

@@ -2,7 +2,7 @@
 //! terminal frame on `GET /api/v1/runs/{id}` and `/ws/runs/{id}`. This is the domain layer;
 //! the HTTP layer mounts those routes on it.
 //!
-//! A scan never ends silently (DESIGN.md §5, "A 202 is never the end of the story"): every
+//! A scan never ends silently (docs/DESIGN.md, "The backend", "A 202 is never the end of the story"): every
 //! path that gives up — bad input, the analyzer refusing or unreachable, the store failing, a
 //! panic — ends the run with exactly one `ERROR: <stage>: <reason>` frame; success ends it
 //! with `DONE`.

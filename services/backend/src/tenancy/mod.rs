@@ -1,6 +1,6 @@
 //! Tenancy: workspaces and the fences around them. Who belongs to which workspace with which
 //! role, what a workspace owns (projects, CI keys, invitations), and the three safety
-//! properties the HTTP layer relies on (DESIGN.md §5):
+//! properties the HTTP layer relies on (docs/DESIGN.md, "The backend"):
 //!
 //! - **Scope from the token only**: [`scope::WorkspaceScope`] takes the workspace from the
 //!   token's `workspaceId` claim, never a parameter or body; an absent claim fails closed.

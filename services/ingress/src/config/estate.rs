@@ -6,7 +6,7 @@ use super::origin_request::parse_duration;
 use super::raw::{RawEstate, RawHealthCheck, RawPool};
 use super::service::{self, HttpService};
 use super::tls::TlsFile;
-use platform::TrustedProxies;
+use platform_core::TrustedProxies;
 use std::time::Duration;
 
 /// This ingress's own settings.

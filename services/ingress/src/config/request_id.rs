@@ -3,7 +3,7 @@
 //! Nobody by default: a client never chooses the id its request is logged under.
 
 use super::IngressError;
-use platform::TrustedProxies;
+use platform_core::TrustedProxies;
 use serde::Deserialize;
 
 /// `estate.requestId` as written.

@@ -116,7 +116,7 @@ impl Origin {
 
     /// This worker's idle list.
     fn lock_idle(&self) -> std::sync::MutexGuard<'_, Vec<Idle>> {
-        let slot = &self.idle[crate::workers::current() % self.idle.len()];
+        let slot = &self.idle[crate::worker_index::current() % self.idle.len()];
         slot.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

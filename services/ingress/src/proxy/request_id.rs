@@ -14,13 +14,14 @@
 use crate::config::Estate;
 use http::header::{HOST, HeaderName, HeaderValue};
 use http::{Method, Request, Response};
-use platform::request_id::RequestId;
-use platform::request_log::{MAX_METHOD_CHARS, clipped, millis};
+use platform_core::log_fields::{MAX_METHOD_CHARS, clipped, millis};
+use platform_core::request_id::RequestId;
 use std::net::SocketAddr;
 use std::time::Instant;
 
 /// `X-Request-Id`.
-pub const X_REQUEST_ID: HeaderName = HeaderName::from_static(platform::request_id::X_REQUEST_ID);
+pub const X_REQUEST_ID: HeaderName =
+    HeaderName::from_static(platform_core::request_id::X_REQUEST_ID);
 
 /// The most of a `Host` or a path an access line holds.
 pub const MAX_LOGGED_CHARS: usize = 256;

@@ -5,7 +5,7 @@ use super::TlsError;
 use super::certificate::PairFiles;
 use crate::config::{PlainHttp, TlsFile};
 use crate::settings::Settings;
-use platform::ListenConfig;
+use platform_core::ListenConfig;
 use std::time::Duration;
 
 /// The TLS port by default.

@@ -1,7 +1,7 @@
 //! The restart check's rows: the command, the answer before, the failures and their kind,
 //! CORS on a failure, the window, the recovery and the slowest poll.
 
-use super::Plan;
+use super::plan::Plan;
 use super::window::{EDGE_502, Summary};
 use crate::report::{Section, Verdict};
 use std::time::SystemTime;

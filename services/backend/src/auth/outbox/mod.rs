@@ -1,4 +1,4 @@
-//! Outgoing mail (DESIGN.md §5): the routes hand each [`Mail`] to one [`Outbox`], which
+//! Outgoing mail (docs/DESIGN.md, "The backend"): the routes hand each [`Mail`] to one [`Outbox`], which
 //! delivers it by SMTP when `SMTP_URL` is set, and otherwise appends it to the JSON-lines file
 //! `$DATA_DIR/outbox.jsonl` that tests and developers read instead of an inbox.
 //!

@@ -1,4 +1,4 @@
-//! The backend's client for the analyzer (`services/analyzer`, DESIGN.md §6): every call sends
+//! The backend's client for the analyzer (`services/analyzer`, docs/DESIGN.md, "The analyzer"): every call sends
 //! `X-Analyzer-Token` and goes through one retry loop ([`retry`]).
 //!
 //! What is retried and what is not is the point of this module (the seed's "What the

@@ -5,7 +5,7 @@
 //! [`stages`]) and ends the run with `DONE` or `ERROR: <stage>: <reason>`. The terminal frame is
 //! written in one place, [`Scanner::drive`], after the stages return — so no stage can forget
 //! it — and a panic anywhere in them is caught there and ends the run with
-//! `ERROR: internal: scan aborted` (DESIGN.md §5, "A 202 is never the end of the story").
+//! `ERROR: internal: scan aborted` (docs/DESIGN.md, "The backend", "A 202 is never the end of the story").
 //! The task keeps the run's lease while it runs; if the whole process dies instead, readers
 //! end the run once the lease lapses (see [`super::runs`]).
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::IngressConfig;
-use platform::MapEnv;
+use platform_core::MapEnv;
 use std::path::{Path, PathBuf};
 
 fn file(estate: &str) -> TlsFile {

@@ -3,7 +3,7 @@
 //! binary itself) and `--help`.
 
 use crate::config::{ConfigError, EXIT_CONFIG, Env, ProcessEnv};
-use crate::server::ListenConfig;
+use crate::listen::ListenConfig;
 use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;

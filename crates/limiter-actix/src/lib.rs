@@ -1,4 +1,8 @@
-//! The actix-web glue: a middleware that meters requests by a rule table.
+//! The limiter's actix-web glue: a middleware that meters requests by a rule table.
+//!
+//! The limiter itself knows no framework (the hyper-based ingress and the command-line tools
+//! use it without actix); this crate is the one place where its decisions meet actix-web's
+//! requests and responses.
 //!
 //! The table is matched against [`routed_path`], the one decoded path actix's router routes
 //! (never the spelling the client sent), so no spelling of a path reaches a handler without
@@ -12,15 +16,15 @@
 //! request is skipped); a refusal is answered at once with the service's own envelope plus
 //! `Retry-After` and the `RateLimit` fields.
 
-use crate::headers::{self, FieldStyle};
-use crate::key::KeyDigest;
-use crate::limiter::{Group, GroupId, Limiter};
-use crate::rules::RuleTable;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Payload, Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
 use actix_web::http::header::HeaderName;
+use actix_web::http::header::HeaderValue;
 use actix_web::{Error, HttpRequest, HttpResponse, web};
 use futures_util::future::{LocalBoxFuture, Ready, ready};
+use limiter::headers::{self, FieldStyle};
+use limiter::limiter::{Group, GroupId};
+use limiter::{KeyDigest, Limiter, RuleTable};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -271,8 +275,13 @@ where
     }
 }
 
+/// Adds the fields; each text is a valid header value by construction (group names are the
+/// service's own identifiers), and one that is not is left out rather than sent broken. The
+/// text's buffer becomes the header's without a copy: this runs on every metered request.
 fn append(map: &mut actix_web::http::header::HeaderMap, fields: headers::Fields) {
-    for (name, value) in fields {
-        map.insert(HeaderName::from_static(name), value);
+    for (name, text) in fields {
+        if let Ok(value) = HeaderValue::try_from(text) {
+            map.insert(HeaderName::from_static(name), value);
+        }
     }
 }

@@ -2,7 +2,8 @@
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use limiter::{KeyDigest, Limiter, RateLimit, RuleTable};
+use limiter::{KeyDigest, Limiter, RuleTable};
+use limiter_actix::RateLimit;
 use std::net::TcpListener;
 
 const FAIL_BODY: &str =

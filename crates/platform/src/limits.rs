@@ -1,0 +1,82 @@
+//! The limiter settings every service reads the same way, once: how many keys a limiter keeps
+//! (`RATE_LIMIT_MAX_TRACKED_KEYS`) and the Redis its replicas share (`REDIS_URL`), and the one
+//! place a service's limiter builder is finished with them.
+//!
+//! A service names its own groups and budgets on the builder; these settings add the rest, so
+//! every limiter in the estate is bounded, counted, on the injected clock and shared through
+//! Redis the same way.
+
+use crate::config::{ConfigError, Env};
+use limiter::limiter::LimiterBuilder;
+use limiter::{
+    DEFAULT_MAX_TRACKED_KEYS, Limiter, LimiterError, LimiterMetrics, RedisConfig, SharedClock,
+    SlidingWindow, SlidingWindowBuilder,
+};
+
+/// The bound on the keys each limiter tracks.
+pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
+/// The Redis shared by a service's replicas (unset: every budget in this process).
+pub const ENV_REDIS_URL: &str = "REDIS_URL";
+
+/// The calls both limiter builders share (they have no trait in common), written once.
+macro_rules! finish {
+    ($settings:expr, $builder:expr, $metrics:expr, $clock:expr) => {{
+        let builder = $builder
+            .max_tracked_keys($settings.max_tracked_keys)
+            .metrics($metrics)
+            .clock($clock);
+        match $settings.redis() {
+            Some(redis) => builder.redis(redis),
+            None => builder,
+        }
+        .build()
+    }};
+}
+
+/// What every limiter of a service is built with besides its groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LimiterSettings {
+    /// `RATE_LIMIT_MAX_TRACKED_KEYS` (default 20 000): keys tracked per limiter.
+    pub max_tracked_keys: usize,
+    /// `REDIS_URL`: the Redis the replicas share, when set.
+    pub redis_url: Option<String>,
+}
+
+impl LimiterSettings {
+    /// Reads both variables.
+    pub fn from_env(env: &dyn Env) -> Result<Self, ConfigError> {
+        Ok(Self {
+            max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
+            redis_url: env.optional(ENV_REDIS_URL),
+        })
+    }
+
+    /// Whether the budgets are shared through Redis.
+    pub fn shared(&self) -> bool {
+        self.redis_url.is_some()
+    }
+
+    /// Finishes a limiter: bounded, counted in `metrics`, on `clock`, shared when Redis is set.
+    pub fn limiter(
+        &self,
+        builder: LimiterBuilder,
+        metrics: LimiterMetrics,
+        clock: SharedClock,
+    ) -> Result<Limiter, LimiterError> {
+        finish!(self, builder, metrics, clock)
+    }
+
+    /// Finishes a sliding window the same way.
+    pub fn window(
+        &self,
+        builder: SlidingWindowBuilder,
+        metrics: LimiterMetrics,
+        clock: SharedClock,
+    ) -> Result<SlidingWindow, LimiterError> {
+        finish!(self, builder, metrics, clock)
+    }
+
+    fn redis(&self) -> Option<RedisConfig> {
+        self.redis_url.as_deref().map(RedisConfig::new)
+    }
+}
