@@ -212,7 +212,11 @@ impl Collector for OriginsUp {
         let mut metric =
             encoder.encode_descriptor("pool_origins_up", help, None, MetricType::Gauge)?;
         for pool in &self.0 {
-            let up = pool.origins().iter().filter(|origin| origin.is_up()).count();
+            let up = pool
+                .origins()
+                .iter()
+                .filter(|origin| origin.is_up())
+                .count();
             let labels = [("service", pool.service())];
             ConstGauge::new(i64::try_from(up).unwrap_or(i64::MAX))
                 .encode(metric.encode_family(&labels)?)?;

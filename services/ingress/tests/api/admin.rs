@@ -49,10 +49,7 @@ async fn health_and_metrics_are_on_the_admin_port_only() {
             r#"ingress_origin_up{{origin="127.0.0.1:{}"}} 1"#,
             origin.port
         ),
-        &format!(
-            r#"ingress_pool_origins_up{{service="{}"}} 1"#,
-            origin.url()
-        ),
+        &format!(r#"ingress_pool_origins_up{{service="{}"}} 1"#, origin.url()),
         "ingress_inflight_requests 0",
     ] {
         assert!(text.contains(expected), "{expected} missing from:\n{text}");
