@@ -7,6 +7,7 @@
 
 use crate::config::AnalyzerConfig;
 use crate::errors::{ApiError, internal_envelope};
+use crate::rules_store::RuleStore;
 use crate::state::AppState;
 use crate::{limits, routes};
 use actix_web::dev::Server;
@@ -50,7 +51,9 @@ impl Application {
         );
         let state = AppState {
             token: config.token.as_str().into(),
-            rules: Arc::default(),
+            rules: Arc::new(
+                RuleStore::new(config.limiter.redis_url.as_deref()).map_err(|e| fail(&e))?,
+            ),
             queue,
             llm: llm::LlmClient::new(config.llm.clone(), clock.clone()).map_err(|e| fail(&e))?,
             registry: Arc::new(registry),

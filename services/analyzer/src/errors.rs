@@ -48,6 +48,10 @@ pub enum ApiError {
         /// Suggested wait.
         retry_after: Duration,
     },
+    /// The shared rule store did not confirm a write in time: it may still take effect (a
+    /// command already sent cannot be called back), so the caller reads before retrying.
+    #[error("the rule store did not confirm the write; read the rule before retrying")]
+    StoreUnavailable,
     /// The language model did not give an answer.
     #[error("the language model did not answer")]
     LlmUnavailable(#[source] llm::LlmError),
@@ -72,6 +76,7 @@ impl ResponseError for ApiError {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Overloaded { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::LlmUnavailable(_) => StatusCode::BAD_GATEWAY,
+            Self::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -93,6 +98,7 @@ impl ResponseError for ApiError {
                 ));
                 json!({ "error": "overloaded", "message": self.to_string(), "retry_after_ms": millis(*retry_after) })
             }
+            Self::StoreUnavailable => envelope("store_unavailable", &self.to_string()),
             Self::LlmUnavailable(cause) => {
                 tracing::warn!(%cause, "language model call failed");
                 envelope("llm_unavailable", &self.to_string())

@@ -21,7 +21,7 @@ pub async fn analyze(
 ) -> Result<HttpResponse, ApiError> {
     let request = request.into_inner();
     let languages = request.languages()?;
-    let rules = request.rules(&state)?;
+    let rules = request.rules(&state).await?;
     let types = request.built_in_types();
     let file_count = request.files.len();
     let bounds = state.bounds;

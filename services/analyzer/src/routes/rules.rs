@@ -18,6 +18,7 @@ pub async fn list(state: web::Data<AppState>) -> HttpResponse {
     let rules: Vec<RuleSpec> = state
         .rules
         .all()
+        .await
         .iter()
         .map(|rule| rule.spec().clone())
         .collect();
@@ -29,7 +30,7 @@ pub async fn get(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let rule = state.rules.get(&id).ok_or_else(|| not_found(&id))?;
+    let rule = state.rules.get(&id).await.ok_or_else(|| not_found(&id))?;
     Ok(HttpResponse::Ok().json(rule.spec()))
 }
 
@@ -40,13 +41,13 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let rule = spec.validate()?;
     let body = rule.spec().clone();
-    match state.rules.insert(rule) {
+    match state.rules.insert(rule).await {
         Ok(()) => Ok(HttpResponse::Created().json(body)),
         Err(Refusal::Taken) => Err(ApiError::Conflict(format!(
             "rule '{}' already exists",
             body.rule_id.unwrap_or_default()
         ))),
-        Err(Refusal::Full) => Err(store_full()),
+        Err(refusal) => Err(refused(refusal)),
     }
 }
 
@@ -68,7 +69,7 @@ pub async fn put(
     }
     let rule = spec.validate()?;
     let body = rule.spec().clone();
-    let replaced = state.rules.put(rule).map_err(|_| store_full())?;
+    let replaced = state.rules.put(rule).await.map_err(refused)?;
     Ok(if replaced {
         HttpResponse::Ok()
     } else {
@@ -82,16 +83,20 @@ pub async fn delete(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    if !state.rules.remove(&id) {
+    if !state.rules.remove(&id).await.map_err(refused)? {
         return Err(not_found(&id));
     }
     Ok(HttpResponse::NoContent().finish())
 }
 
-fn store_full() -> ApiError {
-    ApiError::Conflict(format!(
-        "at most {MAX_STORED_RULES} rules can be stored; delete one first"
-    ))
+/// The answer to a write the store refused (an id taken is the caller's own 409).
+fn refused(refusal: Refusal) -> ApiError {
+    match refusal {
+        Refusal::Unavailable => ApiError::StoreUnavailable,
+        Refusal::Taken | Refusal::Full => ApiError::Conflict(format!(
+            "at most {MAX_STORED_RULES} rules can be stored; delete one first"
+        )),
+    }
 }
 
 fn not_found(id: &str) -> ApiError {

@@ -10,5 +10,6 @@ mod limits;
 mod request_id;
 mod rule_work;
 mod rules;
+mod shared_rules;
 mod spellings;
 mod stop;

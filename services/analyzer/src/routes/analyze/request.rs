@@ -67,7 +67,7 @@ impl AnalyzeRequest {
     }
 
     /// The request's own rules (validated) and, unless types exclude them, the stored ones.
-    pub(super) fn rules(&self, state: &AppState) -> Result<Vec<CustomRule>, ApiError> {
+    pub(super) async fn rules(&self, state: &AppState) -> Result<Vec<CustomRule>, ApiError> {
         if self.rules.len() > MAX_REQUEST_RULES {
             return Err(invalid(format!(
                 "rules must hold at most {MAX_REQUEST_RULES} entries"
@@ -85,7 +85,7 @@ impl AnalyzeRequest {
             })
             .collect::<Result<Vec<_>, _>>()?;
         if self.analysis_types.is_empty() || self.analysis_types.iter().any(|t| t == CUSTOM) {
-            rules.extend(state.rules.all());
+            rules.extend(state.rules.all().await);
         }
         Ok(rules)
     }
