@@ -4,8 +4,8 @@
 //!
 //! A replica keeps the compiled set with the version it was read at, and asks for the version
 //! (one `GET`) before each use: the hash is read again only after a write somewhere. When
-//! Redis does not answer in time, analyses go on with the set last read (logged once per
-//! failure) and a write is answered 503. A script already sent cannot be called back, so such a
+//! Redis does not answer in time, analyses go on with the set last read without asking again
+//! for [`READ_BACKOFF`] (logged once per failure), and a write is answered 503. A script already sent cannot be called back, so such a
 //! write may still take effect when Redis answers again — whole, never half: the caller reads
 //! the rule before retrying (a retried create of a rule that did get stored is a 409).
 
@@ -14,7 +14,7 @@ use logscan::{CustomRule, RuleSpec};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, Script};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The hash of stored rules.
 pub const RULES_KEY: &str = "estate:analyzer:rules";
@@ -22,6 +22,9 @@ pub const RULES_KEY: &str = "estate:analyzer:rules";
 pub const VERSION_KEY: &str = "estate:analyzer:rules:version";
 /// Longest wait for Redis on any call.
 const TIMEOUT: Duration = Duration::from_millis(500);
+/// After a read Redis did not answer, how long analyses use the set last read without asking
+/// again: an analysis waits for Redis at most once in this window, not every time.
+const READ_BACKOFF: Duration = Duration::from_secs(2);
 
 /// Adds a rule whose id is free: `taken`, `full` or `stored`.
 const INSERT: &str = r"
@@ -54,6 +57,8 @@ return removed
 struct Cached {
     version: Option<u64>,
     rules: Arc<Vec<CustomRule>>,
+    /// Until when reads skip Redis after one it did not answer.
+    quiet_until: Option<Instant>,
 }
 
 /// The rules every replica shares.
@@ -85,11 +90,22 @@ impl SharedRules {
     /// Every rule, in id order: read again when the version moved, the last set read when
     /// Redis does not answer.
     pub async fn all(&self) -> Vec<CustomRule> {
+        {
+            let cached = self.lock();
+            if cached
+                .quiet_until
+                .is_some_and(|until| Instant::now() < until)
+            {
+                return cached.rules.to_vec();
+            }
+        }
         match self.refresh().await {
             Ok(rules) => rules.to_vec(),
             Err(error) => {
                 tracing::warn!(%error, "the shared rule store did not answer; analysing with the rules last read");
-                self.lock().rules.to_vec()
+                let mut cached = self.lock();
+                cached.quiet_until = Some(Instant::now() + READ_BACKOFF);
+                cached.rules.to_vec()
             }
         }
     }
@@ -166,6 +182,7 @@ impl SharedRules {
         *self.lock() = Cached {
             version: Some(version.unwrap_or(0)),
             rules: rules.clone(),
+            quiet_until: None,
         };
         Ok(rules)
     }

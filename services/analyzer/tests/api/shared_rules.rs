@@ -113,6 +113,13 @@ async fn redis_away_loses_nothing() {
         "analyses go on with the rules last read"
     );
     let started = Instant::now();
+    assert_eq!(custom_findings(&app).await, [r#""no-todo" "kept""#]);
+    assert!(
+        started.elapsed() < Duration::from_millis(300),
+        "the next analysis does not wait for Redis again: {:?}",
+        started.elapsed()
+    );
+    let started = Instant::now();
     let late = json!({ "ruleId": "late", "pattern": "x", "message": "m" });
     let (status, body) = status_and_text(app.post("/rules", &late).await).await;
     assert_eq!(
@@ -129,17 +136,24 @@ async fn redis_away_loses_nothing() {
     );
     redis.container.unpause().await.expect("unpause Redis");
     // The unconfirmed write may have landed once Redis woke: whichever it is, the replicas
-    // agree, and nothing stored before is gone.
-    let (status, seen) = status_and_text(app.get("/rules").await).await;
-    assert_eq!(status, 200);
-    assert!(
-        seen.contains(r#""ruleId":"no-todo""#),
-        "still stored: {seen}"
-    );
-    assert_eq!(
-        status_and_text(other.get("/rules").await).await,
-        (200, seen)
-    );
+    // agree once the first one asks Redis again, and nothing stored before is gone.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, seen) = status_and_text(app.get("/rules").await).await;
+        assert_eq!(status, 200);
+        assert!(
+            seen.contains(r#""ruleId":"no-todo""#),
+            "still stored: {seen}"
+        );
+        if status_and_text(other.get("/rules").await).await == (200, seen.clone()) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the replicas never agreed: {seen}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let fresh = json!({ "ruleId": "fresh", "pattern": "y", "message": "m" });
     let (status, _) = status_and_text(app.post("/rules", &fresh).await).await;
     assert_eq!(status, 201, "writes work again");
