@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The ingress against nginx (Debian's package), both proxying the same origin on loopback,
-# side by side in one run (docs/performance.md, "Ingress (issue 6)"):
+# side by side in one run (docs/performance.md, "Ingress"):
 #  - the origin: a third nginx answering 200 "ok" from memory (the cheapest origin there is,
 #    so the proxies' own cost shows);
 #  - nginx as a proxy configured like the ingress: HTTP/1.1 with upstream keep-alive,
