@@ -16,12 +16,12 @@
 //! request is skipped); a refusal is answered at once with the service's own envelope plus
 //! `Retry-After` and the `RateLimit` fields.
 
+use actix_layer::{Answer, Layer};
 use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{Payload, Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_web::dev::{Payload, Service, ServiceRequest, ServiceResponse};
 use actix_web::http::header::HeaderName;
 use actix_web::http::header::HeaderValue;
 use actix_web::{Error, HttpRequest, HttpResponse, web};
-use futures_util::future::{LocalBoxFuture, Ready, ready};
 use limiter::headers::{self, FieldStyle};
 use limiter::limiter::{Group, GroupId};
 use limiter::{KeyDigest, Limiter, RuleTable};
@@ -213,44 +213,14 @@ async fn read_body(request: &mut ServiceRequest) -> Option<web::Bytes> {
     }
 }
 
-impl<S, B> Transform<S, ServiceRequest> for RateLimit
+impl<S, B> Layer<S, B> for RateLimit
 where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<EitherBody<B>>;
-    type Error = Error;
-    type Transform = RateLimitService<S>;
-    type InitError = ();
-    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+    type Body = EitherBody<B>;
 
-    fn new_transform(&self, service: S) -> Self::Future {
-        ready(Ok(RateLimitService {
-            service: Rc::new(service),
-            shared: self.shared.clone(),
-        }))
-    }
-}
-
-/// The per-worker service [`RateLimit`] wraps around the app.
-pub struct RateLimitService<S> {
-    service: Rc<S>,
-    shared: Arc<Shared>,
-}
-
-impl<S, B> Service<ServiceRequest> for RateLimitService<S>
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
-    B: MessageBody + 'static,
-{
-    type Response = ServiceResponse<EitherBody<B>>;
-    type Error = Error;
-    type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
-
-    forward_ready!(service);
-
-    fn call(&self, mut request: ServiceRequest) -> Self::Future {
-        let service = self.service.clone();
+    fn call(&self, service: Rc<S>, mut request: ServiceRequest) -> Answer<EitherBody<B>> {
         let shared = self.shared.clone();
         Box::pin(async move {
             let checks = match shared.rule(&request) {
@@ -274,6 +244,8 @@ where
         })
     }
 }
+
+actix_layer::layer_transform!(RateLimit);
 
 /// Adds the fields; each text is a valid header value by construction (group names are the
 /// service's own identifiers), and one that is not is left out rather than sent broken. The

@@ -5,12 +5,12 @@
 //! is covered and its log line carries the request's id (it runs in the request's span).
 
 use crate::reference::ErrorReference;
+use actix_layer::{Answer, Layer};
 use actix_web::body::MessageBody;
-use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::{Error, HttpResponse, ResponseError};
 use futures_util::FutureExt;
-use futures_util::future::{LocalBoxFuture, Ready, ready};
 use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
@@ -64,45 +64,16 @@ impl ResponseError for Panicked {
     }
 }
 
-impl<S, B> Transform<S, ServiceRequest> for CatchPanic
+impl<S, B> Layer<S, B> for CatchPanic
 where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Transform = CatchPanicService<S>;
-    type InitError = ();
-    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+    type Body = B;
 
-    fn new_transform(&self, service: S) -> Self::Future {
-        ready(Ok(CatchPanicService {
-            service: Rc::new(service),
-            envelope: self.envelope.clone(),
-        }))
-    }
-}
-
-/// The per-worker service of [`CatchPanic`].
-pub struct CatchPanicService<S> {
-    service: Rc<S>,
-    envelope: Arc<EnvelopeFn>,
-}
-
-impl<S, B> Service<ServiceRequest> for CatchPanicService<S>
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
-    B: MessageBody + 'static,
-{
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
-
-    forward_ready!(service);
-
-    fn call(&self, request: ServiceRequest) -> Self::Future {
+    fn call(&self, service: Rc<S>, request: ServiceRequest) -> Answer<B> {
         let path = request.path().to_owned();
-        let call = AssertUnwindSafe(self.service.call(request));
+        let call = AssertUnwindSafe(service.call(request));
         let envelope = self.envelope.clone();
         Box::pin(async move {
             call.catch_unwind().await.unwrap_or_else(|panic| {
@@ -122,3 +93,5 @@ where
         })
     }
 }
+
+actix_layer::layer_transform!(CatchPanic);

@@ -4,6 +4,8 @@
 //! dev-dependency only; nothing ships with it.
 //!
 //! # Layout
+//! - [`TestApp`]: a real service on a free port and a fake clock, built by a closure; each
+//!   service's helpers wrap it with what is theirs.
 //! - [`Redis`]: a container from the locally built image (`scripts/offline-images.sh`;
 //!   `REDIS_IMAGE` overrides it) on a fixed free host port, so a stopped and restarted
 //!   container comes back on the same address; `None` when `ESTATE_SKIP_DOCKER=1`.
@@ -16,6 +18,7 @@
 //! - [`logs`]: the test binary's log, captured as JSON lines for a test to search;
 //!   [`request_id`]: the `x-request-id` an answer carries, and the shape of a minted one.
 
+mod app;
 mod flood;
 pub mod logs;
 pub mod raw;
@@ -23,6 +26,7 @@ pub mod request_id;
 pub mod spellings;
 pub mod sweep;
 
+pub use app::TestApp;
 pub use flood::Flood;
 
 use std::net::TcpListener;

@@ -97,7 +97,7 @@ pub fn range_text(low: u64, high: u64) -> String {
     }
 }
 
-/// The backend filters' refusal body (DESIGN.md §5).
+/// The backend filters' refusal body (docs/DESIGN.md, "The backend").
 pub fn fail_body(secs: u64) -> String {
     format!(
         r#"{{"status":"FAIL","message":"Too many requests. Please try again in {secs} second(s)."}}"#

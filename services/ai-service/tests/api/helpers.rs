@@ -2,7 +2,6 @@
 //! tokens minted with the test secret.
 
 use ai_service::{AiConfig, Application};
-use limiter::FakeClock;
 use platform::MapEnv;
 use platform::jwt::{JwtKeys, Subject, TokenKind};
 use serde_json::Value;
@@ -12,10 +11,17 @@ use std::time::{Duration, SystemTime};
 /// A strong test secret (64 hex characters), shared with the backend in the stack tests.
 pub const SECRET: &str = "4f1c9a7e2b8d6053a1e4c7b9d2f608e35a7c1b9e4d2f6a8c0b3e5d7f9a1c3e5b";
 
+/// The service as `testkit::TestApp` runs it, with this service's requests.
 pub struct TestApp {
-    pub base: String,
-    pub client: reqwest::Client,
-    pub clock: FakeClock,
+    app: testkit::TestApp,
+}
+
+impl std::ops::Deref for TestApp {
+    type Target = testkit::TestApp;
+
+    fn deref(&self) -> &testkit::TestApp {
+        &self.app
+    }
 }
 
 impl TestApp {
@@ -30,20 +36,12 @@ impl TestApp {
         settings.extend_from_slice(overrides);
         let env: MapEnv = settings.into_iter().collect();
         let config = AiConfig::from_env(&env).expect("test settings are valid");
-        let clock = FakeClock::new();
-        let app = Application::build_with_clock(config, Arc::new(clock.clone()))
-            .expect("the ai-service builds");
-        let base = format!("http://127.0.0.1:{}", app.port());
-        actix_web::rt::spawn(app.into_server());
-        Self {
-            base,
-            client: reqwest::Client::new(),
-            clock,
-        }
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        let app = testkit::TestApp::spawn(|clock| {
+            let app = Application::build_with_clock(config, Arc::new(clock.clone()))
+                .expect("the ai-service builds");
+            (app.port(), app.into_server())
+        });
+        Self { app }
     }
 
     /// `POST /api/chat` with `token` as the bearer.

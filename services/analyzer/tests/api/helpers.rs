@@ -1,17 +1,23 @@
 //! `TestApp`: the real analyzer on a free port, with a fake clock and its own settings.
 
 use analyzer::{AnalyzerConfig, Application};
-use limiter::FakeClock;
 use platform::MapEnv;
 use serde_json::Value;
 use std::sync::Arc;
 
 pub const TOKEN: &str = "test-analyzer-token-0123456789";
 
+/// The service as `testkit::TestApp` runs it, with this service's requests.
 pub struct TestApp {
-    pub base: String,
-    pub client: reqwest::Client,
-    pub clock: FakeClock,
+    app: testkit::TestApp,
+}
+
+impl std::ops::Deref for TestApp {
+    type Target = testkit::TestApp;
+
+    fn deref(&self) -> &testkit::TestApp {
+        &self.app
+    }
 }
 
 impl TestApp {
@@ -21,20 +27,12 @@ impl TestApp {
         settings.extend_from_slice(overrides);
         let env: MapEnv = settings.into_iter().collect();
         let config = AnalyzerConfig::from_env(&env).expect("test settings are valid");
-        let clock = FakeClock::new();
-        let app = Application::build_with_clock(config, Arc::new(clock.clone()))
-            .expect("the analyzer builds");
-        let base = format!("http://127.0.0.1:{}", app.port());
-        actix_web::rt::spawn(app.into_server());
-        Self {
-            base,
-            client: reqwest::Client::new(),
-            clock,
-        }
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        let app = testkit::TestApp::spawn(|clock| {
+            let app = Application::build_with_clock(config, Arc::new(clock.clone()))
+                .expect("the analyzer builds");
+            (app.port(), app.into_server())
+        });
+        Self { app }
     }
 
     /// A request with the token.

@@ -1,7 +1,6 @@
 //! `TestApp`: the real MCP server on a free port with a fake clock and its own settings, and
 //! the requests the tests send it.
 
-use limiter::FakeClock;
 use mcp_server::{Application, McpConfig};
 use platform::MapEnv;
 use platform::jwt::{JwtKeys, Subject, TokenKind};
@@ -16,10 +15,17 @@ pub const ANALYZER_TOKEN: &str = "test-analyzer-token-0123456789";
 /// The modern revision.
 pub const MODERN: &str = "2026-07-28";
 
+/// The service as `testkit::TestApp` runs it, with this service's requests.
 pub struct TestApp {
-    pub base: String,
-    pub client: reqwest::Client,
-    pub clock: FakeClock,
+    app: testkit::TestApp,
+}
+
+impl std::ops::Deref for TestApp {
+    type Target = testkit::TestApp;
+
+    fn deref(&self) -> &testkit::TestApp {
+        &self.app
+    }
 }
 
 /// An answer: status, headers, body text.
@@ -55,20 +61,12 @@ impl TestApp {
         settings.extend_from_slice(overrides);
         let env: MapEnv = settings.into_iter().collect();
         let config = McpConfig::from_env(&env).expect("test settings are valid");
-        let clock = FakeClock::new();
-        let app = Application::build_with_clock(config, Arc::new(clock.clone()))
-            .expect("the MCP server builds");
-        let base = format!("http://127.0.0.1:{}", app.port());
-        actix_web::rt::spawn(app.into_server());
-        Self {
-            base,
-            client: reqwest::Client::new(),
-            clock,
-        }
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        let app = testkit::TestApp::spawn(|clock| {
+            let app = Application::build_with_clock(config, Arc::new(clock.clone()))
+                .expect("the MCP server builds");
+            (app.port(), app.into_server())
+        });
+        Self { app }
     }
 
     /// POST `body` to `/mcp` as the SDK does (JSON, both Accept types) plus `headers`.

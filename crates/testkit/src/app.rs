@@ -1,0 +1,36 @@
+//! [`TestApp`]: a real service on a free port, on a fake clock the test moves, spoken to over
+//! HTTP with one client. Each service's test helpers wrap it with what is theirs (their
+//! settings, their tokens, their requests) and reach its fields through `Deref`.
+
+use actix_web::dev::Server;
+use limiter::FakeClock;
+
+/// A running service and the way to reach it.
+pub struct TestApp {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// One client for every request of the test.
+    pub client: reqwest::Client,
+    /// The service's clock.
+    pub clock: FakeClock,
+}
+
+impl TestApp {
+    /// Builds the service with `build` on a new fake clock and runs it on the test's runtime:
+    /// `build` binds (port 0) and hands back the bound port and the server.
+    pub fn spawn(build: impl FnOnce(&FakeClock) -> (u16, Server)) -> Self {
+        let clock = FakeClock::new();
+        let (port, server) = build(&clock);
+        actix_web::rt::spawn(server);
+        Self {
+            base: format!("http://127.0.0.1:{port}"),
+            client: reqwest::Client::new(),
+            clock,
+        }
+    }
+
+    /// The URL of `path` on the service.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
