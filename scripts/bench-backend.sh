@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Backend benchmarks over loopback (docs/performance.md, "Backend (issue 4)"), two release
+# Backend benchmarks over loopback (docs/performance.md, "Backend"), two release
 # backends on 127.0.0.1, every load bounded:
 #  1. limiter cost: GET /api/v1/generator/bench (metered by EXPENSIVE per bearer, budget so
 #     large it never refuses; no GET route, so the router's 404) against GET /api/v1/nowhere
