@@ -20,7 +20,7 @@ COMPOSE_FILE_PATH=compose/compose.yaml
 BEGIN_MARK='<!-- estate-probe:begin -->'
 END_MARK='<!-- estate-probe:end -->'
 # The variables the probe reads its expectations from: unset, so the cluster and the probe
-# both run the defaults (docs/DESIGN.md, "Budgets are settings"), the seed's numbers.
+# both run the defaults (docs/DESIGN.md, "Budgets are settings"), the published figures.
 EXPECT_NAMES="RATE_LIMIT_CREDENTIAL AUTH_RATE_LIMIT_CREDENTIAL LOGIN_MAX_ATTEMPTS
 SECURITY_AUTH_ATTEMPT_LOCK_MINUTES ANALYZER_RATE_LIMIT_READ ANALYZER_RATE_LIMIT_WRITE
 ANALYZER_MAX_BODY_BYTES LOG_ANALYSIS_PUBLIC_RATE_LIMIT MCP_RATE_LIMIT_MCP CORS_ALLOWED_ORIGINS"

@@ -1,8 +1,8 @@
-//! The deploy guard and the roll of one compose service (docs/DESIGN.md, "The ingress and the cluster", the seed's "Deploys
-//! fail closed"): a container may be removed and recreated only when everything it wrote is
-//! known to live on a volume or bind mount. Unknown is unsafe: an unknown container, a layer the
-//! engine cannot measure (an unmeasured size is "unknown", never 0), a data path that cannot be
-//! resolved.
+//! The deploy guard and the roll of one compose service (docs/DESIGN.md, "The ingress and the
+//! cluster": deploys fail closed): a container may be removed and recreated only when everything it
+//! wrote is known to live on a volume or bind mount. Unknown is unsafe: an unknown container, a
+//! layer the engine cannot measure (an unmeasured size is "unknown", never 0), a data path that
+//! cannot be resolved.
 //!
 //! # Layout
 //! - [`layer`]: the writable layer's size (measured, unknown, never asked) and `docker diff`.

@@ -1,6 +1,6 @@
 //! The outbound pacer: spaces calls this estate makes to paid APIs, by *waiting*.
 //!
-//! This is the seed's `SimpleRateLimiter` role, correct for a worker calling out and
+//! A limiter that makes the caller wait its turn is correct for a worker calling out and
 //! catastrophic on an inbound path (a flood would park one task per request). It is its own
 //! type and nothing inbound can be built from it:
 //!

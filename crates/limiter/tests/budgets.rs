@@ -63,8 +63,8 @@ async fn the_last_271_ms_still_read_one_second() {
 
 #[tokio::test]
 async fn refill_is_continuous_not_a_window_reset() {
-    // The seed: 126 sequential lookups over ~3 minutes all pass at 300/1h, because the
-    // bucket hands back one token every 12 s; the burst after them gets exactly what is left.
+    // The reference run: 126 sequential lookups over ~3 minutes all pass at 300/1h, because
+    // the bucket hands back one token every 12 s; the burst after them gets exactly what is left.
     let clock = FakeClock::new();
     let limiter = limiter(&[("credential", "300/1h")], &clock);
     let credential = limiter.group_id("credential").expect("a declared group");

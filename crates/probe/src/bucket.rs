@@ -1,6 +1,6 @@
 //! A model of one of the estate's buckets, kept from the answers the probe saw, so every
 //! expected value is the limiter's own arithmetic (GCRA, `limiter::gcra`) applied to this run's
-//! timing instead of a number copied from the seed.
+//! timing instead of a number copied from a past run.
 //!
 //! The server decides a request at some moment between sending and receiving; the model keeps
 //! the bucket's state (GCRA's theoretical arrival time) as an interval: `late` assumes every

@@ -32,8 +32,9 @@ Exit status: 0 every measurement agrees, 1 a mismatch, 2 the estate could not be
 #[command(
     name = "estate-probe",
     version,
-    about = "Replays the seed page's measurements against a running estate and prints them as \
-             its tables, expected beside observed.",
+    about = "Replays the estate's reference measurements (docs/edge-rate-limits-and-safety.md) \
+             against a running estate and prints them as that page's tables, expected beside \
+             observed.",
     after_help = AFTER_HELP
 )]
 pub struct Args {
@@ -98,7 +99,7 @@ pub struct Args {
     #[arg(long, default_value = "analyzer")]
     pub restart_service: String,
     /// The path polled across the restart (default: /swagger-ui.html on the backend, as the
-    /// seed did; /analysis-types on the analyzer; /estate-probe, a 404, on the others).
+    /// reference run did; /analysis-types on the analyzer; /estate-probe, a 404, on the others).
     #[arg(long)]
     pub restart_path: Option<String>,
     /// Milliseconds between health polls during the restart.

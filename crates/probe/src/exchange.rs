@@ -62,7 +62,7 @@ impl Exchange {
             .as_millis()
     }
 
-    /// `status` and, when set, `retry-after: N`: the seed's shorthand for an answer.
+    /// `status` and, when set, `retry-after: N`: the report's shorthand for an answer.
     pub fn shorthand(&self) -> String {
         match self.retry_after() {
             Some(secs) => format!("{}   retry-after: {secs}", self.status_text()),

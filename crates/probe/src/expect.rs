@@ -1,7 +1,7 @@
-//! What the estate is supposed to answer: docs/DESIGN.md's defaults ("The backend", "The analyzer", "Budgets are settings") (the seed's
-//! numbers), each under the variable the service itself reads, so an estate run with another
-//! value is probed against that value (`--expect NAME=VALUE`, or the same variable in the
-//! probe's environment).
+//! What the estate is supposed to answer: docs/DESIGN.md's defaults ("The backend", "The analyzer",
+//! "Budgets are settings") (the published figures), each under the variable the service itself
+//! reads, so an estate run with another value is probed against that value (`--expect NAME=VALUE`,
+//! or the same variable in the probe's environment).
 //!
 //! The defaults are written here again on purpose: a probe that read them from the services'
 //! code would agree with any change to that code.
@@ -132,7 +132,7 @@ mod tests {
     use platform_core::MapEnv;
 
     #[test]
-    fn defaults_are_the_seeds_and_overrides_win() {
+    fn defaults_are_the_contract_and_overrides_win() {
         let defaults = Expectations::from_env(&MapEnv::default()).expect("defaults");
         assert_eq!(
             policy_field("credential", &defaults.credential),

@@ -1,12 +1,12 @@
-//! `estate-probe`: replays the seed page's measurements ("Edge, Rate Limits & Safety")
-//! against a running estate — through the ingress, or at each service's own URL — and prints
-//! them as the seed's tables with the date and the commit, expected beside observed. Any
-//! mismatch makes the run fail, so CI can hold the estate to the page.
+//! `estate-probe`: replays the estate's reference measurements
+//! (docs/edge-rate-limits-and-safety.md) against a running estate — through the ingress, or at each
+//! service's own URL — and prints them as that page's tables with the date and the commit, expected
+//! beside observed. Any mismatch makes the run fail, so CI can hold the estate to the page.
 //!
 //! Expected values are the contract's (docs/DESIGN.md: "The backend", "The analyzer", "Budgets are settings"), and where
 //! a figure depends on time and on what the run already spent (a budget's first refusal, a
 //! burst's share, a refusal's `Retry-After`) it is the limiter's own arithmetic on this run's
-//! timing ([`bucket`]), never a constant copied from the seed.
+//! timing ([`bucket`]), never a constant copied from a past run.
 //!
 //! # Layout
 //! - [`cli`]: the command line; [`expect`]: the contract values and their overrides.

@@ -1,4 +1,4 @@
-//! `estate-probe`: the seed page's measurements against a running estate (`--help`).
+//! `estate-probe`: the estate's reference measurements against a running estate (`--help`).
 
 use clap::Parser;
 use platform_core::ProcessEnv;

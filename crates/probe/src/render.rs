@@ -1,5 +1,5 @@
 //! The report as Markdown: a header with the date (UTC), the target and the commit, then one
-//! table per check with an expected and an observed column, and under each table the seed's
+//! table per check with an expected and an observed column, and under each table the report's
 //! shorthand lines in a code block.
 
 use crate::report::{Report, Row, Section, Verdict};

@@ -1,5 +1,6 @@
-//! What a run found: sections (one per check, each one of the seed's tables) of rows that
-//! hold an expected and an observed value, plus the raw lines the seed prints under its tables.
+//! What a run found: sections (one per check, each one of the tables of
+//! docs/edge-rate-limits-and-safety.md) of rows that hold an expected and an observed value, plus
+//! the raw lines printed under a table.
 
 use std::time::SystemTime;
 
@@ -40,7 +41,7 @@ pub struct Section {
     pub lead: String,
     /// The measurements.
     pub rows: Vec<Row>,
-    /// The seed's shorthand lines (`1:401  2:401 …`), printed under the table.
+    /// The shorthand lines (`1:401  2:401 …`), printed under the table.
     pub transcript: Vec<String>,
     /// Why the whole check did not run.
     pub skipped: Option<String>,

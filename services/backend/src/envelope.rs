@@ -7,8 +7,8 @@
 //! - [`too_many_requests`] builds the filters' `{"status":"FAIL","message":"Too many …"}`.
 //! - [`internal_error`] builds `{"status":"INTERNAL_SERVER_ERROR","message":"<kind>","reference":"err-…"}`.
 //!
-//! A controller never builds a body of its own: a fix made here reaches every path (the seed's
-//! "A fix can reach the wrong envelope").
+//! A controller never builds a body of its own: a fix made here reaches every path, so no
+//! path keeps an envelope the fix missed.
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;

@@ -1,4 +1,4 @@
-//! The analyzer's side of the seed's "What the measurement changed": its token gate, its
+//! The analyzer's side of the reference measurements: its token gate, its
 //! limiter on with no variable set (a read carries its group and limit), a client's malformed
 //! bodies answered 400/413/415 in its envelope and never 500 (docs/DESIGN.md, "The analyzer" and "Errors a caller never sees"), and the
 //! 900-request burst against the write group ([`super::analyzer_burst`]).

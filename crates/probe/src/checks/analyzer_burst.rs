@@ -1,9 +1,8 @@
-//! The seed's 900 × `POST /rules/validate` against the analyzer's write group (60/60s per
-//! token by default): the ones the bucket serves answer 400 `rule.ruleId is mandatory`, the
-//! rest 429 `{"error":"rate_limited","group":"write","limit":60,"retry_after_ms":N}` with
-//! `retry-after` = N ms rounded up to whole seconds. How many are served follows from the
-//! bucket and the time the burst takes (the seed's 237 took minutes; a local run takes
-//! seconds and gets about 60).
+//! The reference run's 900 × `POST /rules/validate` against the analyzer's write group (60/60s per
+//! token by default): the ones the bucket serves answer 400 `rule.ruleId is mandatory`, the rest
+//! 429 `{"error":"rate_limited","group":"write","limit":60,"retry_after_ms":N}` with `retry-after`
+//! = N ms rounded up to whole seconds. How many are served follows from the bucket and the time the
+//! burst takes (the reference run's 237 took minutes; a local run takes seconds and gets about 60).
 
 use super::kit::{MANDATORY, Metered, Run, analyzer_refusal, range_text, tally_text};
 use crate::bucket::Expect;

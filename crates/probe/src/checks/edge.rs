@@ -12,7 +12,7 @@ use reqwest::Method;
 /// The check's name.
 pub const NAME: &str = "edge";
 const TITLE: &str = "What the edge does provide";
-/// The ingress's HSTS value (the seed's edge sent the same, with a space before the `;`).
+/// The ingress's HSTS value (the same as a tunnel's edge sends, with a space before the `;`).
 pub const HSTS: &str = "max-age=31536000; includeSubDomains";
 /// How a report shows a header that is not there.
 const NONE: &str = "(none)";

@@ -114,7 +114,7 @@ pub fn analyzer_refusal(exchange: &Exchange) -> bool {
     exchange.status == Some(429) && exchange.body.starts_with(r#"{"error":"rate_limited""#)
 }
 
-/// `n × status` lines for a set of answers, by status, as the seed prints them.
+/// `n × status` lines for a set of answers, by status, as the report prints them.
 pub fn tally(statuses: impl IntoIterator<Item = String>) -> Vec<(usize, String)> {
     let mut counts = std::collections::BTreeMap::<String, usize>::new();
     for status in statuses {

@@ -15,8 +15,8 @@ use std::time::Instant;
 /// The check's name.
 pub const NAME: &str = "login-rate";
 const TITLE: &str = "The rate ceiling on logins";
-/// The seed sent 25.
-const SEED_COUNT: u32 = 25;
+/// The reference run sent 25.
+const REFERENCE_COUNT: u32 = 25;
 /// A budget larger than this is not spent by a probe.
 const MAX_COUNT: u32 = 200;
 
@@ -53,7 +53,7 @@ pub async fn check(run: &mut Run) -> Section {
     section
 }
 
-/// Enough logins to see the first refusal and a few after it; the seed's 25 at least.
+/// Enough logins to see the first refusal and a few after it; the reference run's 25 at least.
 fn login_count(run: &Run) -> u32 {
     let now = Instant::now();
     let window = crate::exchange::Window {
@@ -66,7 +66,7 @@ fn login_count(run: &Run) -> u32 {
         .map(|(_, high)| high)
         .min()
         .unwrap_or(run.expect.auth_credential.limit());
-    SEED_COUNT.max(available.saturating_add(5))
+    REFERENCE_COUNT.max(available.saturating_add(5))
 }
 
 fn rows(section: &mut Section, answers: &[Metered]) {

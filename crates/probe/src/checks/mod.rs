@@ -1,7 +1,7 @@
-//! The checks, one module per table of the seed page, and the order they run in (it matters:
-//! the per-address ones spend the same budgets); what they share is [`kit`].
+//! The checks, one module per table of docs/edge-rate-limits-and-safety.md, and the order they
+//! run in (it matters: the per-address ones spend the same budgets); what they share is [`kit`].
 //!
-//! | check        | the seed's table                                         | needs              |
+//! | check        | its table                                                | needs              |
 //! |--------------|----------------------------------------------------------|--------------------|
 //! | `limits`     | Per service, as actually configured                      | each service       |
 //! | `attempts`   | The attempt ceiling (six wrong logins)                   | backend, per IP    |

@@ -1,11 +1,11 @@
-//! "A restart is a full outage for that service": the seed could only time the recovery.
-//! Here one of the service's own routes (the seed polled `swagger-ui.html`) is polled at a
-//! fixed interval, from an allowed origin, from one second before a restart command until it
-//! has answered as it did before for two seconds after the command returned; the window of
-//! polls answered otherwise is measured, not guessed. Every such failure must be the edge's
-//! whole `error code: 502` (or no answer at all without the ingress) and carry no CORS
-//! headers. Not the health path: a stopping service answers it 503 on purpose (so the ingress
-//! takes it out of rotation) while it still serves every other request.
+//! A restart of a service's only replica is an outage of that service; the reference run could only
+//! time the recovery. Here one of the service's own routes (the reference run polled
+//! `swagger-ui.html`) is polled at a fixed interval, from an allowed origin, from one second before
+//! a restart command until it has answered as it did before for two seconds after the command
+//! returned; the window of polls answered otherwise is measured, not guessed. Every such failure
+//! must be the edge's whole `error code: 502` (or no answer at all without the ingress) and carry
+//! no CORS headers. Not the health path: a stopping service answers it 503 on purpose (so the
+//! ingress takes it out of rotation) while it still serves every other request.
 
 pub mod plan;
 mod rows;

@@ -1,5 +1,6 @@
-//! Every check against the real backend and analyzer: all agree, the tables have the seed's
-//! shape; a second run within the budgets' period finds the per-address budgets spent.
+//! Every check against the real backend and analyzer: all agree, the tables have the
+//! published shape; a second run within the budgets' period finds the per-address budgets
+//! spent.
 
 use crate::helpers::Estate;
 use probe::checks::CHECKS;

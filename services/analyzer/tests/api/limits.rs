@@ -1,5 +1,5 @@
-//! The limiter where a client meets it: the seed's 900-request burst, the switch, the headers,
-//! the capacity promise to a scan's fan-out, and the counters on /metrics.
+//! The limiter where a client meets it: the reference run's 900-request burst, the switch, the
+//! headers, the capacity promise to a scan's fan-out, and the counters on /metrics.
 
 use crate::helpers::{TestApp, header, status_and_text};
 use std::collections::BTreeMap;
@@ -17,7 +17,7 @@ async fn burst(app: &TestApp, count: usize) -> BTreeMap<u16, usize> {
 }
 
 #[actix_web::test]
-async fn the_seeds_burst_of_900_validations_meets_the_write_budget() {
+async fn a_burst_of_900_validations_meets_the_write_budget() {
     let app = TestApp::spawn(&[]).await;
     let first = app.post_raw("/rules/validate", "{}").await;
     assert_eq!(

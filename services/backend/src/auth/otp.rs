@@ -2,8 +2,8 @@
 //! HMAC-SHA256 under a server pepper, expiring after the TTL (10 minutes), single use, and
 //! **destroyed** by the `OTP_MAX_ATTEMPTS`-th (5th) wrong answer.
 //!
-//! Destroying rather than locking is the point (seed, "The one 429 that deliberately has no
-//! Retry-After"): a lock only costs an attacker time, while a burned code forces a new one to
+//! Destroying rather than locking is the point (this is the one 429 that deliberately has no
+//! `Retry-After`): a lock only costs an attacker time, while a burned code forces a new one to
 //! the real inbox. No wait makes the old code work again, so the HTTP layer answers
 //! [`OtpOutcome::Exhausted`] with a 429 that carries **no** `Retry-After`.
 //!

@@ -1,4 +1,4 @@
-//! The allow-list (seed table "The guarded set is an allow-list"), first match wins.
+//! The allow-list of guarded paths: a path is metered only when listed here; first match wins.
 //!
 //! | path (under /api/v1)                                        | groups                               |
 //! |-------------------------------------------------------------|--------------------------------------|

@@ -1,5 +1,5 @@
-//! The login attempt ceiling where a client meets it: the seed's six logins, the lock across
-//! a restart, a store that cannot answer, and bad bodies.
+//! The login attempt ceiling where a client meets it: the reference run's six logins, the lock
+//! across a restart, a store that cannot answer, and bad bodies.
 
 use crate::auth_support::{INVALID_LOGIN, LOCKED, login, status_and_body, verified_account};
 use crate::helpers::{SECRET, TestApp, header};

@@ -1,5 +1,5 @@
-//! The two filters where a client meets them: the seed's sequences, the per-recipient ceiling
-//! from many sources, and a forged X-Forwarded-For from an untrusted peer.
+//! The two filters where a client meets them: the reference run's sequences, the per-recipient
+//! ceiling from many sources, and a forged X-Forwarded-For from an untrusted peer.
 
 use crate::helpers::{TestApp, fail_body, header};
 use serde_json::json;

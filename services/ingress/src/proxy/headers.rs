@@ -24,7 +24,7 @@ pub const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-p
 pub const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
 /// `Keep-Alive`.
 const KEEP_ALIVE: HeaderName = HeaderName::from_static("keep-alive");
-/// The edge's HSTS: a year, subdomains included (as the seed measured at Cloudflare).
+/// The edge's HSTS: a year, subdomains included (as a tunnel's edge at Cloudflare sends it).
 pub const HSTS: HeaderValue = HeaderValue::from_static("max-age=31536000; includeSubDomains");
 /// The one upgrade the edge passes on.
 const WEBSOCKET: &str = "websocket";

@@ -13,7 +13,7 @@ use super::recycle::Recycling;
 /// A response body: streamed from an origin, or made here.
 pub type ProxyBody = Either<Recycling, Full<Bytes>>;
 
-/// The whole body of the edge's 502, as the seed measured it at Cloudflare.
+/// The whole body of the edge's 502, as Cloudflare sends it.
 pub const BAD_GATEWAY_BODY: &str = "error code: 502";
 /// The content type of every error the edge answers itself, as Cloudflare sends it.
 pub const BAD_GATEWAY_CONTENT_TYPE: &str = "text/plain; charset=UTF-8";

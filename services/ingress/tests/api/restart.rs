@@ -1,5 +1,5 @@
-//! A restart of the only replica: without a retry deadline, the window of 502s the seed saw
-//! (measured here, printed, not asserted as a time); with one, requests wait for the new
+//! A restart of the only replica: without a retry deadline, the window of 502s a client
+//! sees (measured here, printed, not asserted as a time); with one, requests wait for the new
 //! process instead and none fails.
 
 use crate::origins::Origin;

@@ -1,8 +1,8 @@
 //! The backend's client for the analyzer (`services/analyzer`, docs/DESIGN.md, "The analyzer"): every call sends
 //! `X-Analyzer-Token` and goes through one retry loop ([`retry`]).
 //!
-//! What is retried and what is not is the point of this module (the seed's "What the
-//! measurement changed": a retry of a request that can never succeed is load, not resilience):
+//! What is retried and what is not is the point of this module (a retry of a request
+//! that can never succeed is load, not resilience):
 //! connection errors, timeouts and 5xx are retried with exponential backoff; a 429 is retried
 //! after its `Retry-After` when that wait is short enough; **no other 4xx is ever retried** — a
 //! client's own bad body cannot succeed twice.
