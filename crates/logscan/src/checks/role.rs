@@ -1,0 +1,173 @@
+//! What a file, or a part of it, is for: library code (every check applies), tests (none do),
+//! examples and benchmarks (demonstrations: only secrets still matter), or a program's
+//! command-line entry point (its prints are its output). Read from the path the way each
+//! ecosystem lays projects out, and from the code: `#[cfg(test)]` items, `#[test]` functions,
+//! Python's `if __name__ == "__main__":` suite, Java's `main` method, Go's `package main`.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::Language;
+use crate::source::Source;
+
+/// The role of some code, from most to least checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Library,
+    /// A program's entry point or command-line module: printing is what it is for.
+    Cli,
+    /// Examples and benchmarks: code written to be read or timed, not run in production.
+    Example,
+    Test,
+}
+
+/// Directories that hold tests, as path segments.
+const TEST_DIRECTORIES: [&str; 6] = ["tests", "test", "__tests__", "testdata", "spec", "testing"];
+/// Endings of test file names.
+const TEST_SUFFIXES: [&str; 6] = [
+    "_test.go",
+    "_test.py",
+    "Test.java",
+    "Tests.java",
+    "_test.rs",
+    "_tests.rs",
+];
+/// Infixes of test file names: `app.test.ts`, `view.spec.jsx`, in every script extension.
+const TEST_INFIXES: [&str; 2] = [".test.", ".spec."];
+/// Directories of examples and benchmarks.
+const EXAMPLE_DIRECTORIES: [&str; 6] = [
+    "examples",
+    "example",
+    "benches",
+    "bench",
+    "benchmarks",
+    "_examples",
+];
+/// Directories of programs and command-line modules (`src/bin`, Go's `cmd/`, pip's
+/// `commands/`), and the files that are a program's entry point.
+const CLI_DIRECTORIES: [&str; 5] = ["bin", "cmd", "cli", "commands", "scripts"];
+const CLI_FILES: [&str; 4] = ["main.rs", "build.rs", "__main__.py", "magefile.go"];
+
+/// Code that marks a region or a whole file. Each pattern names what it marks.
+static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?m)(?P<test>#\s*\[\s*(?:cfg\s*\(\s*(?:all\s*\(|any\s*\()?\s*test\b|(?:tokio::)?test\s*\]))",
+        r"|(?P<main>^if\s+__name__\s*==\s*['\x22]__main__['\x22]\s*:)",
+        r"|(?P<javamain>\bstatic\s+void\s+main\s*\()",
+        r"|(?P<gomain>^package\s+main\b)",
+        r"|(?P<shebang>\A#!)",
+        r"|(?P<args>\b(?:import\s+(?:argparse|optparse|click|typer)\b|require\(\s*['\x22](?:yargs|commander)['\x22]|process\.argv\b|sys\.argv\b|std::env::args\b|os\.Args\b|\binput\s*\())",
+    ))
+    .expect("constant pattern compiles")
+});
+
+/// The roles of one file: its own, and the regions of code whose role differs.
+pub(crate) struct Roles {
+    file: Role,
+    /// Test and entry-point regions, in file order (they may nest).
+    regions: Vec<(Range<usize>, Role)>,
+}
+
+impl Roles {
+    /// Library code throughout.
+    pub(crate) fn library() -> Self {
+        Self {
+            file: Role::Library,
+            regions: Vec::new(),
+        }
+    }
+
+    pub(crate) fn new(source: &Source<'_>) -> Self {
+        let mut file = role_of_path(source.path);
+        let mut regions = Vec::new();
+        for captures in MARKERS.captures_iter(source.text) {
+            let Some(whole) = captures.get(0) else {
+                continue;
+            };
+            let at = whole.start();
+            let shebang = captures.name("shebang").is_some();
+            if !shebang && !source.is_code(at) {
+                continue;
+            }
+            let language = source.language;
+            if captures.name("test").is_some() && language == Language::Rust {
+                regions.extend(next_block(source, whole.end()).map(|block| (block, Role::Test)));
+            } else if captures.name("main").is_some() && language == Language::Python {
+                let suite = source.line_bounds(at).start..source.text.len();
+                regions.push((suite, Role::Cli));
+            } else if captures.name("javamain").is_some() && language == Language::Java {
+                regions.extend(next_block(source, whole.end()).map(|block| (block, Role::Cli)));
+            } else if (captures.name("gomain").is_some() && language == Language::Go)
+                || shebang
+                || captures.name("args").is_some()
+            {
+                file = file.max_with(Role::Cli);
+            }
+        }
+        Self { file, regions }
+    }
+
+    /// The role of the code at `offset`: the file's, unless a region says more.
+    pub(crate) fn at(&self, offset: usize) -> Role {
+        self.regions
+            .iter()
+            .filter(|(range, _)| range.contains(&offset))
+            .fold(self.file, |role, &(_, region)| role.max_with(region))
+    }
+}
+
+impl Role {
+    /// The less checked of two roles.
+    fn max_with(self, other: Self) -> Self {
+        let rank = |role: Self| match role {
+            Self::Library => 0,
+            Self::Cli => 1,
+            Self::Example => 2,
+            Self::Test => 3,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// The role a path gives a file.
+pub(crate) fn role_of_path(path: &str) -> Role {
+    let path = path.replace('\\', "/");
+    let mut segments = path.split('/');
+    let file_name = segments.next_back().unwrap_or_default();
+    let directories: Vec<&str> = segments.collect();
+    let in_directory = |names: &[&str]| directories.iter().any(|segment| names.contains(segment));
+    let test_name = TEST_SUFFIXES
+        .iter()
+        .any(|suffix| file_name.ends_with(suffix))
+        || TEST_INFIXES.iter().any(|infix| file_name.contains(infix))
+        || (file_name.starts_with("test_") && file_name.ends_with(".py"))
+        || matches!(file_name, "conftest.py" | "tests.rs");
+    if test_name || in_directory(&TEST_DIRECTORIES) {
+        Role::Test
+    } else if in_directory(&EXAMPLE_DIRECTORIES) {
+        Role::Example
+    } else if in_directory(&CLI_DIRECTORIES) || CLI_FILES.contains(&file_name) {
+        Role::Cli
+    } else {
+        Role::Library
+    }
+}
+
+/// The `{…}` of the item that follows an attribute or a signature ending at `from`: the first
+/// code brace before a `;` ends the item (a `#[cfg(test)] use …;` marks nothing).
+pub(super) fn next_block(source: &Source<'_>, from: usize) -> Option<Range<usize>> {
+    let bytes = source.text.as_bytes();
+    let limit = bytes.len().min(from + 4096);
+    let open = (from..limit)
+        .find(|&offset| source.is_code(offset) && matches!(bytes[offset], b'{' | b';'))?;
+    (bytes[open] == b'{').then(|| open..source.matching_close(open).unwrap_or(bytes.len()))
+}
+
+#[cfg(test)]
+mod tests;
