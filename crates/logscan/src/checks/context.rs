@@ -3,7 +3,7 @@
 //! placeholder, interpolation, field or extra argument that would say what happened to what.
 //! Not reported: trace and debug lines (step-by-step breadcrumbs, read next to their
 //! neighbours), headings that end in `:` and blank lines (the lines after them carry the
-//! content), code inside a tracing span (`#[instrument]`), tests and examples, and a call
+//! content), a message that only names the code it is in (`Reporter.starting()`), code inside a tracing span (`#[instrument]`), tests and examples, and a call
 //! already reported as a caught error's wrong level (one finding per problem).
 
 use std::sync::LazyLock;
@@ -25,6 +25,12 @@ const FIX: &str = "say what failed and add the ids, values or error needed to ac
 const MAX_WORDS: usize = 3;
 const MAX_CHARS: usize = 40;
 
+/// A message that names the code it is in (`Reporter.starting()`, `Connection::poll`): a
+/// breadcrumb saying where, read with the lines around it.
+static BREADCRUMB: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?$|^[A-Za-z_]\w*\(\)$")
+        .expect("constant pattern compiles")
+});
 /// Rust functions whose body runs in a span that carries their arguments.
 static INSTRUMENTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"#\s*\[\s*(?:tracing\s*::\s*)?instrument\b").expect("constant pattern compiles")
@@ -56,10 +62,10 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
             continue;
         };
         let body = &source.text[literal.body.clone()];
-        let trimmed = body.trim();
+        let trimmed = trim_escapes(body);
         let short =
             body.split_whitespace().count() <= MAX_WORDS && body.chars().count() <= MAX_CHARS;
-        if !short || trimmed.is_empty() || trimmed.ends_with(':') {
+        if !short || trimmed.is_empty() || trimmed.ends_with(':') || BREADCRUMB.is_match(trimmed) {
             continue;
         }
         if takes_values(source.language, literal, body)
@@ -76,6 +82,18 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
             FIX,
         ));
     }
+}
+
+/// `body` without surrounding whitespace or escaped line breaks (`"Cache contents:\n"`).
+fn trim_escapes(body: &str) -> &str {
+    let mut text = body.trim();
+    while let Some(rest) = ["\\n", "\\r", "\\t"].iter().find_map(|escape| {
+        text.strip_suffix(escape)
+            .or_else(|| text.strip_prefix(escape))
+    }) {
+        text = rest.trim();
+    }
+    text
 }
 
 /// The bodies of the `#[instrument]`ed functions of a Rust file.

@@ -4,6 +4,7 @@ mod blocks;
 mod caught;
 mod context;
 mod flow;
+mod handled;
 mod print;
 mod role;
 mod sensitive;

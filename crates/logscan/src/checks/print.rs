@@ -68,7 +68,7 @@ fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
         window_end -= 1;
     }
     let window = &source.text[after..window_end];
-    let may_exit = ["exit", "abort", "panic", "unreachable"]
+    let may_exit = ["exit", "Exit", "abort", "panic", "unreachable"]
         .iter()
         .any(|word| window.contains(word));
     let exits = may_exit

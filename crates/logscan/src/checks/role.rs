@@ -1,8 +1,10 @@
 //! What a file, or a part of it, is for: library code (every check applies), tests (none do),
 //! examples and benchmarks (demonstrations: only secrets still matter), or a program's
 //! command-line entry point (its prints are its output). Read from the path the way each
-//! ecosystem lays projects out, and from the code: `#[cfg(test)]` items, `#[test]` functions,
-//! Python's `if __name__ == "__main__":` suite, Java's `main` method, Go's `package main`.
+//! ecosystem lays projects out, and from the code: `#[cfg(test)]` items and `#[test]`
+//! functions are tests; a file with an entry point (Python's `if __name__ == "__main__":`, a
+//! `main` function in Java or Rust, Go's `package main`, a `#!` line) or that reads its
+//! command line (`argparse`, `click`, `sys.argv`, `process.argv`, `os.Args`) is a program's.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -56,6 +58,7 @@ static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?m)(?P<test>#\s*\[\s*(?:cfg\s*\(\s*(?:all\s*\(|any\s*\()?\s*test\b|(?:tokio::)?test\s*\]))",
         r"|(?P<main>^if\s+__name__\s*==\s*['\x22]__main__['\x22]\s*:)",
         r"|(?P<javamain>\bstatic\s+void\s+main\s*\()",
+        r"|(?P<rustmain>^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\()",
         r"|(?P<gomain>^package\s+main\b)",
         r"|(?P<shebang>\A#!)",
         r"|(?P<args>\b(?:import\s+(?:argparse|optparse|click|typer)\b|require\(\s*['\x22](?:yargs|commander)['\x22]|process\.argv\b|sys\.argv\b|std::env::args\b|os\.Args\b|\binput\s*\())",
@@ -66,7 +69,7 @@ static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
 /// The roles of one file: its own, and the regions of code whose role differs.
 pub(crate) struct Roles {
     file: Role,
-    /// Test and entry-point regions, in file order (they may nest).
+    /// Test regions, in file order (they may nest).
     regions: Vec<(Range<usize>, Role)>,
 }
 
@@ -94,15 +97,14 @@ impl Roles {
             let language = source.language;
             if captures.name("test").is_some() && language == Language::Rust {
                 regions.extend(next_block(source, whole.end()).map(|block| (block, Role::Test)));
-            } else if captures.name("main").is_some() && language == Language::Python {
-                let suite = source.line_bounds(at).start..source.text.len();
-                regions.push((suite, Role::Cli));
-            } else if captures.name("javamain").is_some() && language == Language::Java {
-                regions.extend(next_block(source, whole.end()).map(|block| (block, Role::Cli)));
-            } else if (captures.name("gomain").is_some() && language == Language::Go)
+            } else if (captures.name("main").is_some() && language == Language::Python)
+                || (captures.name("javamain").is_some() && language == Language::Java)
+                || (captures.name("rustmain").is_some() && language == Language::Rust)
+                || (captures.name("gomain").is_some() && language == Language::Go)
                 || shebang
                 || captures.name("args").is_some()
             {
+                // A program's entry point: the file is the program's, its prints its output.
                 file = file.max_with(Role::Cli);
             }
         }
