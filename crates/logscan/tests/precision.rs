@@ -90,7 +90,11 @@ fn verdicts(dir: &Path) -> BTreeMap<Key, bool> {
                 matches!(verdict.as_str(), "tp" | "fp") && !field("reason").is_empty(),
                 "every verdict is tp or fp, with a reason: {entry}"
             );
-            let key = (field("path"), u32::try_from(line).expect("a line"), field("rule"));
+            let key = (
+                field("path"),
+                u32::try_from(line).expect("a line"),
+                field("rule"),
+            );
             (key, verdict == "tp")
         })
         .collect()

@@ -57,7 +57,6 @@ pub(super) fn wrong_level(
     if !level.is_low()
         || matches!(scan.roles.at(call.start), Role::Test | Role::Example)
         || scan.suppressions.silences(&scan.source, call.start)
-        || deliberate_message(&scan.source, call)
     {
         return false;
     }
@@ -72,6 +71,10 @@ pub(super) fn wrong_level(
     let Some((index, block)) = innermost else {
         return false;
     };
+    // A nested call's arguments were read with the call around it.
+    if !call.nested && deliberate_message(&scan.source, call) {
+        return false;
+    }
     !*deliberate[index].get_or_insert_with(|| handled(scan, block))
 }
 

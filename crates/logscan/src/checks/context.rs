@@ -105,7 +105,9 @@ fn instrumented(scan: &Scan<'_>) -> Vec<std::ops::Range<usize>> {
     INSTRUMENTED
         .find_iter(source.text)
         .filter(|found| source.is_code(found.start()))
-        .filter_map(|found| super::role::next_block(source, found.end()))
+        .filter_map(|found| {
+            super::role::next_block(source, super::role::attribute_end(source, found.start()))
+        })
         .collect()
 }
 

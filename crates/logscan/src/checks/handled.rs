@@ -3,7 +3,7 @@
 //! `raise`; `throw e`, `return err`, `Err(e.into())`, a callback given it), logged at warn or
 //! error in the same block, dismissed by name (`Err(_)`, `_e`, a pattern for one specific
 //! variant such as `Err(Error::Reset(..))`), dispatched on by kind (`match e {`), only looked
-//! at (`match &result`: the result goes on), retried, an optional import, or the line itself
+//! at (`match &result`: the result goes on), retried after a back-off or sleep, an optional import, or the line itself
 //! says so ("ignoring …", "… not available", "falling back …").
 
 use std::ops::Range;
@@ -55,7 +55,7 @@ static OPTIONAL_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant pattern compiles")
 });
 static RETRY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b\w*(?:backoff|retry|retries|sleep)\w*\b").expect("constant pattern compiles")
+    Regex::new(r"(?i)\b\w*(?:backoff|sleep)\w*\b").expect("constant pattern compiles")
 });
 /// Messages that say the failure is dealt with on purpose.
 static DELIBERATE: LazyLock<Regex> = LazyLock::new(|| {
@@ -103,13 +103,15 @@ pub(super) fn handled(scan: &Scan<'_>, block: &Block) -> bool {
             matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
                 && names_error(other.args.clone())
         });
-    let after = body.end
-        ..char_floor(
-            source,
-            source.text.len().min(block.range.end + RETRY_WINDOW_BYTES),
-        );
+    // The few bytes after a braced block read whole: where a retry loop backs off and goes
+    // round. (Past a Python suite come its sibling `except` clauses instead.)
+    let after_end = if body.end == block.range.end && source.language != Language::Python {
+        char_floor(source, source.text.len().min(body.end + RETRY_WINDOW_BYTES))
+    } else {
+        body.end
+    };
     let retried = RETRY
-        .find_iter(&source.text[body.start..after.end])
+        .find_iter(&source.text[body.start..after_end])
         .any(|found| source.is_code(body.start + found.start()));
     passes_on
         || logged_high

@@ -2,9 +2,10 @@
 //! examples and benchmarks (demonstrations: only secrets still matter), or a program's
 //! command-line entry point (its prints are its output). Read from the path the way each
 //! ecosystem lays projects out, and from the code: `#[cfg(test)]` items and `#[test]`
-//! functions are tests; a file with an entry point (Python's `if __name__ == "__main__":`, a
-//! `main` function in Java or Rust, Go's `package main`, a `#!` line) or that reads its
-//! command line (`argparse`, `click`, `sys.argv`, `process.argv`, `os.Args`) is a program's.
+//! functions are tests; Python's `if __name__ == "__main__":` suite and top-level `main()` are
+//! a script's; a file with an entry point (a `main` function in Java or Rust, Go's `package
+//! main`, a `#!` line) or that reads its command line (`argparse`, `click`, `sys.argv`,
+//! `process.argv`, `os.Args`) is a program's.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -57,6 +58,7 @@ static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?m)(?P<test>#\s*\[\s*(?:cfg\s*\(\s*(?:all\s*\(|any\s*\()?\s*test\b|(?:tokio::)?test\s*\]))",
         r"|(?P<main>^if\s+__name__\s*==\s*['\x22]__main__['\x22]\s*:)",
+        r"|(?P<pymain>^def\s+main\s*\()",
         r"|(?P<javamain>\bstatic\s+void\s+main\s*\()",
         r"|(?P<rustmain>^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\()",
         r"|(?P<gomain>^package\s+main\b)",
@@ -69,7 +71,7 @@ static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
 /// The roles of one file: its own, and the regions of code whose role differs.
 pub(crate) struct Roles {
     file: Role,
-    /// Test regions, in file order (they may nest).
+    /// Test and script regions, in file order (they may nest).
     regions: Vec<(Range<usize>, Role)>,
 }
 
@@ -96,9 +98,15 @@ impl Roles {
             }
             let language = source.language;
             if captures.name("test").is_some() && language == Language::Rust {
-                regions.extend(next_block(source, whole.end()).map(|block| (block, Role::Test)));
-            } else if (captures.name("main").is_some() && language == Language::Python)
-                || (captures.name("javamain").is_some() && language == Language::Java)
+                regions.extend(
+                    next_block(source, attribute_end(source, at)).map(|block| (block, Role::Test)),
+                );
+            } else if language == Language::Python
+                && (captures.name("main").is_some() || captures.name("pymain").is_some())
+            {
+                // The script's part of a module: its `__main__` suite and its `main()`.
+                regions.push((top_level_suite(source, at), Role::Cli));
+            } else if (captures.name("javamain").is_some() && language == Language::Java)
                 || (captures.name("rustmain").is_some() && language == Language::Rust)
                 || (captures.name("gomain").is_some() && language == Language::Go)
                 || shebang
@@ -161,14 +169,54 @@ pub(crate) fn role_of_path(path: &str) -> Role {
     }
 }
 
-/// The `{…}` of the item that follows an attribute or a signature ending at `from`: the first
-/// code brace before a `;` ends the item (a `#[cfg(test)] use …;` marks nothing).
+/// A top-level Python statement's suite: from its line to the next line that starts at the
+/// left margin with code.
+fn top_level_suite(source: &Source<'_>, at: usize) -> Range<usize> {
+    let starts = source.line_starts();
+    let first = source.line_index(at);
+    let end = starts[first + 1..]
+        .iter()
+        .find(|&&start| {
+            source
+                .text
+                .as_bytes()
+                .get(start)
+                .is_some_and(|byte| !byte.is_ascii_whitespace())
+                && source.is_code(start)
+        })
+        .map_or(source.text.len(), |&start| start);
+    starts[first]..end
+}
+
+/// Where the attribute starting at `at` (`#[…]`) ends: past its closing bracket.
+pub(super) fn attribute_end(source: &Source<'_>, at: usize) -> usize {
+    source.text[at..]
+        .find('[')
+        .and_then(|open| source.matching_close(at + open))
+        .map_or(at, |close| close + 1)
+}
+
+/// The `{…}` of the item that follows an attribute or a signature ending at `from`. A `;`, or
+/// a `,` or `}` outside parentheses, before any brace ends the item: `#[cfg(test)] use …;` and
+/// `#[cfg(test)] poll_count: 0,` mark nothing.
 pub(super) fn next_block(source: &Source<'_>, from: usize) -> Option<Range<usize>> {
     let bytes = source.text.as_bytes();
     let limit = bytes.len().min(from + 4096);
-    let open = (from..limit)
-        .find(|&offset| source.is_code(offset) && matches!(bytes[offset], b'{' | b';'))?;
-    (bytes[open] == b'{').then(|| open..source.matching_close(open).unwrap_or(bytes.len()))
+    let mut depth = 0usize;
+    for offset in from..limit {
+        if !source.is_code(offset) {
+            continue;
+        }
+        match bytes[offset] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'{' => return Some(offset..source.matching_close(offset).unwrap_or(bytes.len())),
+            b';' | b'}' => return None,
+            b',' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
