@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use logscan::{Bounds, Language, SourceFile, analysis_types, analyze};
 use serde_json::Value;
 
-const HALVES: [&str; 2] = ["tuning", "heldout"];
+const HALVES: [&str; 3] = ["tuning", "heldout", "fresh"];
 const VERDICTS: &str = "verdicts.json";
 
 /// (path, line, rule id): one finding, as judged.
