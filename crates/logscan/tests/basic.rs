@@ -62,6 +62,11 @@ const TRUE_CASES: &[Case] = &[
     ("app/debug.py", "print(password)\n", &[(SENSITIVE, 1)]),
     // Prints left in library code.
     (
+        "app/warn.py",
+        "import sys\n\ndef warn(msg):\n    print(msg, file=sys.stderr)\n",
+        &[(PRINT, 4)],
+    ),
+    (
         "app/orders.py",
         "def total(order):\n    print(\"here\", order)\n",
         &[(PRINT, 2)],

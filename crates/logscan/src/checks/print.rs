@@ -26,9 +26,20 @@ const EXIT_WINDOW_BYTES: usize = 200;
 static EXITS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\b(?:(?:std::)?process::(?:exit|abort)|os\.Exit|sys\.exit|System\.exit|process\.exit|",
-        r"panic!|unreachable!|exit|abort)\s*\(",
+        r"panic!|unreachable!|exit|abort|(?:raise\s+)?SystemExit)\s*\(",
     ))
     .expect("constant pattern compiles")
+});
+/// Python's `file=` naming a stream other than the process's own: `print(row, file=fh)` writes
+/// to a file or buffer it was given, which is output, not debugging.
+static TO_STREAM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bfile\s*=\s*(?P<stream>[\w.]+)").expect("constant pattern compiles")
+});
+/// Statements that may stand between a message and the exit it announces: flushing, printing
+/// the traceback (`sys.stderr.flush()`, `traceback.print_exc()`), more lines of the message.
+static BEFORE_EXIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:[\w.]+\.)?(?:flush|print_exc|print_stack)\([^()]*\)$|^(?:print|e?println!|e?print!)\(.*$")
+        .expect("constant pattern compiles")
 });
 /// Arguments that only forward the caller's own: `...args`, `*args, **kwargs`, `args...`.
 static FORWARDED: LazyLock<Regex> = LazyLock::new(|| {
@@ -59,6 +70,7 @@ fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
     if output
         || scan.suppressions.intends_print(source, call.start)
         || FORWARDED.is_match(&source.text[call.args.clone()])
+        || writes_to_given_stream(source, call)
     {
         return false;
     }
@@ -75,12 +87,7 @@ fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
         && EXITS
             .find_iter(window)
             .find(|found| source.is_code(after + found.start()))
-            .is_some_and(|found| {
-                // Only the statement right after the print: nothing but closers in between.
-                window[..found.start()].char_indices().all(|(at, c)| {
-                    !source.is_code(after + at) || c.is_whitespace() || matches!(c, ')' | ';' | '}')
-                })
-            });
+            .is_some_and(|found| settles_to_exit(source, after, &window[..found.start()]));
     let secret = scan.runs(SENSITIVE_DATA) && sensitive::reported(scan, call);
     !exits && !secret
 }
@@ -103,6 +110,34 @@ fn marked_as_debugging(scan: &Scan<'_>, call: &Call) -> bool {
         || callee.ends_with("printStackTrace")
         || message
         || noted
+}
+
+/// Whether the code between a print (its closing parenthesis at `from`) and an exit is only
+/// closers, comments, flushes and traceback prints.
+fn settles_to_exit(source: &crate::source::Source<'_>, from: usize, between: &str) -> bool {
+    let code: String = between
+        .char_indices()
+        .map(|(at, c)| if source.is_code(from + at) { c } else { ' ' })
+        .collect();
+    code.split(['\n', ';']).all(|statement| {
+        let statement = statement.trim().trim_start_matches([')', '}']).trim();
+        statement.is_empty() || BEFORE_EXIT.is_match(statement)
+    })
+}
+
+/// Whether a Python print writes to a stream it was given (`file=fh`, `file=self.out`) rather
+/// than to the process's stdout or stderr.
+fn writes_to_given_stream(source: &crate::source::Source<'_>, call: &Call) -> bool {
+    source.language == crate::Language::Python
+        && TO_STREAM
+            .captures(&source.text[call.args.clone()])
+            .and_then(|captures| captures.name("stream"))
+            .is_some_and(|stream| {
+                !matches!(
+                    stream.as_str(),
+                    "sys.stdout" | "sys.stderr" | "sys.__stdout__" | "sys.__stderr__"
+                )
+            })
 }
 
 #[cfg(test)]
