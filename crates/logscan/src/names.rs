@@ -21,8 +21,6 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\s*(?:\?\.|\.|->)\s*[A-Za-z_$][A-Za-z0-9_$]*)*")
         .expect("constant pattern compiles")
 });
-static SEPARATOR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\s*(?:\?\.|\.|->)\s*").expect("constant pattern compiles"));
 
 /// Functions and operators that show a value's size, type or presence, never the value.
 const SHAPE_ONLY: [&str; 14] = [
@@ -70,7 +68,12 @@ pub(crate) fn names_in(code: &str) -> Vec<Name> {
         if shape_only(before) || sliced(after) {
             continue;
         }
-        let components: Vec<&str> = SEPARATOR.split(found.as_str()).collect();
+        let components: Vec<&str> = found
+            .as_str()
+            .split(['.', '-', '>', '?'])
+            .map(str::trim)
+            .filter(|component| !component.is_empty())
+            .collect();
         let value = components
             .iter()
             .rev()

@@ -7,7 +7,7 @@
 //! Go's standard `log.Print*` has no level, so it hides nothing.
 
 use super::Scan;
-use super::blocks::{Block, error_blocks};
+use super::blocks::Block;
 use super::handled::{deliberate_message, handled};
 use super::role::Role;
 use crate::Severity;
@@ -19,10 +19,10 @@ const FIX: &str = "log caught errors at warn or error, with the error";
 
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
-    let blocks = error_blocks(source);
+    let blocks = scan.blocks();
     let mut deliberate: Vec<Option<bool>> = vec![None; blocks.len()];
     for call in &scan.calls {
-        if !wrong_level(scan, call, &blocks, &mut deliberate) {
+        if !wrong_level(scan, call, blocks, &mut deliberate) {
             continue;
         }
         let CallKind::Log(level) = call.kind else {

@@ -11,7 +11,6 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Scan;
-use super::blocks::error_blocks;
 use super::caught::wrong_level;
 use super::role::Role;
 use crate::Severity;
@@ -40,9 +39,9 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
     let spans = instrumented(scan);
     let blocks = if scan.runs(WRONG_LEVEL_FOR_CAUGHT_ERROR) {
-        error_blocks(source)
+        scan.blocks()
     } else {
-        Vec::new()
+        &[]
     };
     let mut deliberate = vec![None; blocks.len()];
     for call in &scan.calls {
@@ -69,7 +68,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
             continue;
         }
         if takes_values(source.language, literal, body)
-            || wrong_level(scan, call, &blocks, &mut deliberate)
+            || wrong_level(scan, call, blocks, &mut deliberate)
         {
             continue;
         }
@@ -99,7 +98,7 @@ fn trim_escapes(body: &str) -> &str {
 /// The bodies of the `#[instrument]`ed functions of a Rust file.
 fn instrumented(scan: &Scan<'_>) -> Vec<std::ops::Range<usize>> {
     let source = &scan.source;
-    if source.language != crate::Language::Rust {
+    if source.language != crate::Language::Rust || !source.text.contains("instrument") {
         return Vec::new();
     }
     INSTRUMENTED

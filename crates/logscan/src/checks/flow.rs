@@ -34,10 +34,38 @@ static STORE: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("constant pattern compiles")
 });
+/// Words without which no key in the file can be sensitive: most files are skipped on them.
+static SENSITIVE_HINT: LazyLock<Regex> = LazyLock::new(|| {
+    // Literals in their three usual cases, not `(?i)`: a plain alternation is searched with SIMD.
+    let words = [
+        "authoriz",
+        "token",
+        "passw",
+        "secret",
+        "api_key",
+        "apikey",
+        "api-key",
+        "bearer",
+        "cookie",
+        "credential",
+    ];
+    let spellings: Vec<String> = words
+        .iter()
+        .flat_map(|word| {
+            let mut capital = word.to_string();
+            capital[..1].make_ascii_uppercase();
+            [word.to_string(), capital, word.to_ascii_uppercase()]
+        })
+        .chain(["apiKey".to_owned(), "ApiKey".to_owned()])
+        .collect();
+    Regex::new(&spellings.join("|")).expect("literal alternation compiles")
+});
 /// `name = "literal"`: what an identifier used as a key holds.
 static CONSTANT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\b(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=\n]*)?=\s*["'](?P<value>[^"'\n]*)["']"#)
-        .expect("constant pattern compiles")
+    Regex::new(
+        r#"(?-u:\b)(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=\n]*)?=\s*["'](?P<value>[^"'\n]*)["']"#,
+    )
+    .expect("constant pattern compiles")
 });
 /// A line that starts a function: the end of what a store can flow to.
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
@@ -45,62 +73,86 @@ static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant pattern compiles")
 });
 
-/// Every store of a sensitive key in the file.
+/// A sensitive literal an identifier is set to: `(name, value, offset)`.
+type Constant = (String, String, usize);
+
+/// Every store of a sensitive key in the file. Only the lines that can hold one are read: those
+/// with a sensitive word, and those naming an identifier set to a sensitive literal.
 pub(super) fn stores(scan: &Scan<'_>) -> Vec<Store> {
     let source = &scan.source;
     if scan.calls.is_empty() {
         return Vec::new();
     }
+    let mut lines: Vec<usize> = SENSITIVE_HINT
+        .find_iter(source.text)
+        .map(|found| source.line_index(found.start()))
+        .collect();
+    lines.dedup();
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let constants = constants(source, &lines);
+    for (name, _, _) in &constants {
+        lines.extend(
+            source
+                .text
+                .match_indices(name.as_str())
+                .map(|(at, _)| source.line_index(at)),
+        );
+    }
+    lines.sort_unstable();
+    lines.dedup();
     let mut found = Vec::new();
-    let mut constants = None;
-    for captures in STORE.captures_iter(source.text) {
-        let (Some(container), Some(key)) = (
-            captures.name("container"),
-            captures.name("key").or_else(|| captures.name("argument")),
-        ) else {
-            continue;
-        };
-        if !source.is_code(container.start()) {
-            continue;
+    for line in lines {
+        let bounds = source.line_bounds(source.line_starts()[line]);
+        for captures in STORE.captures_iter(&source.text[bounds.clone()]) {
+            let (Some(container), Some(key)) = (
+                captures.name("container"),
+                captures.name("key").or_else(|| captures.name("argument")),
+            ) else {
+                continue;
+            };
+            let at = bounds.start + container.start();
+            if !source.is_code(at) {
+                continue;
+            }
+            let key = resolve(&constants, key.as_str(), at);
+            if is_sensitive(&key) {
+                found.push(Store {
+                    container: container.as_str().to_owned(),
+                    key,
+                    at,
+                });
+            }
         }
-        let key = resolve(source, &mut constants, key.as_str(), container.start());
-        if is_sensitive(&key) {
-            found.push(Store {
-                container: container.as_str().to_owned(),
-                key,
-                at: container.start(),
-            });
+    }
+    found
+}
+
+/// The identifiers set to a sensitive literal on `lines`.
+fn constants(source: &Source<'_>, lines: &[usize]) -> Vec<Constant> {
+    let mut found = Vec::new();
+    for &line in lines {
+        let bounds = source.line_bounds(source.line_starts()[line]);
+        for captures in CONSTANT.captures_iter(&source.text[bounds.clone()]) {
+            let (Some(name), Some(value)) = (captures.name("name"), captures.name("value")) else {
+                continue;
+            };
+            let at = bounds.start + name.start();
+            if source.is_code(at) && is_sensitive(value.as_str()) {
+                found.push((name.as_str().to_owned(), value.as_str().to_owned(), at));
+            }
         }
     }
     found
 }
 
 /// A key as written: a literal's body, or the sensitive literal an identifier was last set to
-/// above `before`. The file's sensitive constants are gathered once, when first needed.
-fn resolve(
-    source: &Source<'_>,
-    constants: &mut Option<Vec<(String, String, usize)>>,
-    key: &str,
-    before: usize,
-) -> String {
+/// above `before`.
+fn resolve(constants: &[Constant], key: &str, before: usize) -> String {
     if let Some(body) = key.strip_prefix(['"', '\'']) {
         return body.trim_end_matches(['"', '\'']).to_owned();
     }
-    let constants = constants.get_or_insert_with(|| {
-        CONSTANT
-            .captures_iter(source.text)
-            .filter_map(|captures| {
-                let (name, value) = (captures.name("name")?, captures.name("value")?);
-                (source.is_code(name.start()) && is_sensitive(value.as_str())).then(|| {
-                    (
-                        name.as_str().to_owned(),
-                        value.as_str().to_owned(),
-                        name.start(),
-                    )
-                })
-            })
-            .collect()
-    });
     constants
         .iter()
         .rev()

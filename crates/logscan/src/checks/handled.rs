@@ -20,7 +20,7 @@ use crate::source::Source;
 
 /// How much of a block is read for what it does with the error: more than real handlers
 /// hold, little enough that a file of unclosed blocks stays linear.
-const MAX_BLOCK_BYTES: usize = 2048;
+const MAX_BLOCK_BYTES: usize = 1024;
 /// How far after a block a retry is looked for.
 const RETRY_WINDOW_BYTES: usize = 200;
 
@@ -94,29 +94,33 @@ pub(super) fn handled(scan: &Scan<'_>, block: &Block) -> bool {
         Some(name) => names_in_code(source, span, name),
         None => true,
     };
-    let passes_on = passes_on(source, body.clone(), error.as_deref());
-    let first = scan.calls.partition_point(|other| other.start < body.start);
-    let logged_high = scan.calls[first..]
-        .iter()
-        .take_while(|other| other.start < body.end)
-        .any(|other| {
-            matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
-                && names_error(other.args.clone())
-        });
+    let logged_high = || {
+        let first = scan.calls.partition_point(|other| other.start < body.start);
+        scan.calls[first..]
+            .iter()
+            .take_while(|other| other.start < body.end)
+            .any(|other| {
+                matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
+                    && names_error(other.args.clone())
+            })
+    };
     // The few bytes after a braced block read whole: where a retry loop backs off and goes
     // round. (Past a Python suite come its sibling `except` clauses instead.)
-    let after_end = if body.end == block.range.end && source.language != Language::Python {
-        char_floor(source, source.text.len().min(body.end + RETRY_WINDOW_BYTES))
-    } else {
-        body.end
+    let retried = || {
+        let after_end = if body.end == block.range.end && source.language != Language::Python {
+            char_floor(source, source.text.len().min(body.end + RETRY_WINDOW_BYTES))
+        } else {
+            body.end
+        };
+        RETRY
+            .find_iter(&source.text[body.start..after_end])
+            .any(|found| source.is_code(body.start + found.start()))
     };
-    let retried = RETRY
-        .find_iter(&source.text[body.start..after_end])
-        .any(|found| source.is_code(body.start + found.start()));
-    passes_on
-        || logged_high
-        || retried
-        || dispatched(source, body, error.as_deref())
+    // Cheapest first: most blocks are settled by one of the early answers.
+    logged_high()
+        || passes_on(source, body.clone(), error.as_deref())
+        || dispatched(source, body.clone(), error.as_deref())
+        || retried()
         || inspected(source, block)
 }
 

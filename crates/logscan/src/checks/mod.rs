@@ -13,6 +13,8 @@ mod suppress;
 pub(crate) mod testing;
 mod words;
 
+use std::cell::OnceCell;
+
 use crate::bounds::Kept;
 use crate::calls::{Call, find_calls};
 use crate::catalog::{
@@ -20,6 +22,7 @@ use crate::catalog::{
 };
 use crate::source::Source;
 use crate::{AnalyzeError, SourceFile};
+use blocks::Block;
 use role::Roles;
 use suppress::Suppressions;
 
@@ -32,6 +35,8 @@ pub(crate) struct Scan<'a> {
     pub roles: Roles,
     pub suppressions: Suppressions,
     selected: Vec<&'static str>,
+    /// The error-handling blocks, found once for the checks that read them.
+    blocks: OnceCell<Vec<Block>>,
 }
 
 impl<'a> Scan<'a> {
@@ -50,7 +55,14 @@ impl<'a> Scan<'a> {
             roles,
             suppressions,
             selected: checks.iter().map(|&(id, _)| id).collect(),
+            blocks: OnceCell::new(),
         }
+    }
+
+    /// The file's error-handling blocks, sorted by start.
+    fn blocks(&self) -> &[Block] {
+        self.blocks
+            .get_or_init(|| blocks::error_blocks(&self.source))
     }
 
     /// Whether the analysis type `id` runs on this file.

@@ -41,11 +41,6 @@ static BEFORE_EXIT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:[\w.]+\.)?(?:flush|print_exc|print_stack)\([^()]*\)$|^(?:print|e?println!|e?print!)\(.*$")
         .expect("constant pattern compiles")
 });
-/// Arguments that only forward the caller's own: `...args`, `*args, **kwargs`, `args...`.
-static FORWARDED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:\.\.\.\w+|\*\w+(?:\s*,\s*\*\*\w+)?|\w+\.\.\.)\s*$")
-        .expect("constant pattern compiles")
-});
 
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
@@ -69,7 +64,7 @@ fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
     };
     if output
         || scan.suppressions.intends_print(source, call.start)
-        || FORWARDED.is_match(&source.text[call.args.clone()])
+        || forwards_arguments(&source.text[call.args.clone()])
         || writes_to_given_stream(source, call)
     {
         return false;
@@ -90,6 +85,28 @@ fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
             .is_some_and(|found| settles_to_exit(source, after, &window[..found.start()]));
     let secret = scan.runs(SENSITIVE_DATA) && sensitive::reported(scan, call);
     !exits && !secret
+}
+
+/// Whether a print's arguments only forward its caller's own: `...args`, `*args, **kwargs`,
+/// `args...`.
+fn forwards_arguments(args: &str) -> bool {
+    let is_name =
+        |text: &str| !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let args = args.trim();
+    if let Some(name) = args.strip_prefix("...") {
+        return is_name(name);
+    }
+    if let Some(name) = args.strip_suffix("...") {
+        return is_name(name);
+    }
+    let mut parts = args.split(',').map(str::trim);
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(first), second, None) => {
+            first.strip_prefix('*').is_some_and(is_name)
+                && second.is_none_or(|second| second.strip_prefix("**").is_some_and(is_name))
+        }
+        _ => false,
+    }
 }
 
 /// Whether a print in a program's own output code says it is debugging: `dbg!`,

@@ -53,19 +53,113 @@ const EXAMPLE_DIRECTORIES: [&str; 6] = [
 const CLI_DIRECTORIES: [&str; 5] = ["bin", "cmd", "cli", "commands", "scripts"];
 const CLI_FILES: [&str; 4] = ["main.rs", "build.rs", "__main__.py", "magefile.go"];
 
-/// Code that marks a region or a whole file. Each pattern names what it marks.
-static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?m)(?P<test>#\s*\[\s*(?:cfg\s*\(\s*(?:all\s*\(|any\s*\()?\s*test\b|(?:tokio::)?test\s*\]))",
-        r"|(?P<main>^if\s+__name__\s*==\s*['\x22]__main__['\x22]\s*:)",
-        r"|(?P<pymain>^def\s+main\s*\()",
-        r"|(?P<javamain>\bstatic\s+void\s+main\s*\()",
-        r"|(?P<rustmain>^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\()",
-        r"|(?P<gomain>^package\s+main\b)",
-        r"|(?P<shebang>\A#!)",
-        r"|(?P<args>\b(?:import\s+(?:argparse|optparse|click|typer)\b|require\(\s*['\x22](?:yargs|commander)['\x22]|process\.argv\b|sys\.argv\b|std::env::args\b|os\.Args\b|\binput\s*\())",
-    ))
-    .expect("constant pattern compiles")
+/// What a marker marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// The item after it is a test (Rust's `#[cfg(test)]`, `#[test]`).
+    TestItem,
+    /// Its top-level suite is a script's (Python's `__main__` guard and `main()`).
+    ScriptSuite,
+    /// The whole file is a program's.
+    Program,
+}
+
+/// Markers per language: a literal every match contains (searched first: most files have
+/// none), and the pattern that confirms it.
+const MARKERS: &[(&[Language], &str, Mark, &str)] = &[
+    (
+        RUST,
+        "test",
+        Mark::TestItem,
+        r"#\s*\[\s*(?:cfg\s*\(\s*(?:all\s*\(|any\s*\()?\s*test(?-u:\b)|(?:tokio::)?test\s*\])",
+    ),
+    (
+        PYTHON,
+        "__main__",
+        Mark::ScriptSuite,
+        r"(?m)^if\s+__name__\s*==\s*['\x22]__main__['\x22]\s*:",
+    ),
+    (
+        PYTHON,
+        "def main",
+        Mark::ScriptSuite,
+        r"(?m)^def\s+main\s*\(",
+    ),
+    (
+        JAVA,
+        "main",
+        Mark::Program,
+        r"(?-u:\b)static\s+void\s+main\s*\(",
+    ),
+    (
+        RUST,
+        "fn main",
+        Mark::Program,
+        r"(?m)^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\(",
+    ),
+    (
+        GO,
+        "package main",
+        Mark::Program,
+        r"(?m)^package\s+main(?-u:\b)",
+    ),
+    (
+        PYTHON,
+        "argparse",
+        Mark::Program,
+        r"(?m)^\s*(?:import|from)\s+argparse(?-u:\b)",
+    ),
+    (
+        PYTHON,
+        "optparse",
+        Mark::Program,
+        r"(?m)^\s*(?:import|from)\s+optparse(?-u:\b)",
+    ),
+    (
+        PYTHON,
+        "click",
+        Mark::Program,
+        r"(?m)^\s*(?:import|from)\s+click(?-u:\b)",
+    ),
+    (
+        PYTHON,
+        "typer",
+        Mark::Program,
+        r"(?m)^\s*(?:import|from)\s+typer(?-u:\b)",
+    ),
+    (PYTHON, "argv", Mark::Program, r"(?-u:\b)sys\.argv(?-u:\b)"),
+    (PYTHON, "input(", Mark::Program, r"(?-u:\b)input\s*\("),
+    (
+        SCRIPT,
+        "require",
+        Mark::Program,
+        r"require\(\s*['\x22](?:yargs|commander)['\x22]",
+    ),
+    (
+        SCRIPT,
+        "argv",
+        Mark::Program,
+        r"(?-u:\b)process\.argv(?-u:\b)",
+    ),
+    (
+        RUST,
+        "args",
+        Mark::Program,
+        r"(?-u:\b)std::env::args(?-u:\b)",
+    ),
+    (GO, "Args", Mark::Program, r"(?-u:\b)os\.Args(?-u:\b)"),
+];
+const RUST: &[Language] = &[Language::Rust];
+const PYTHON: &[Language] = &[Language::Python];
+const JAVA: &[Language] = &[Language::Java];
+const GO: &[Language] = &[Language::Go];
+const SCRIPT: &[Language] = &[Language::JavaScript, Language::TypeScript];
+
+static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    MARKERS
+        .iter()
+        .map(|&(_, _, _, pattern)| Regex::new(pattern).expect("the role markers compile"))
+        .collect()
 });
 
 /// The roles of one file: its own, and the regions of code whose role differs.
@@ -87,33 +181,27 @@ impl Roles {
     pub(crate) fn new(source: &Source<'_>) -> Self {
         let mut file = role_of_path(source.path);
         let mut regions = Vec::new();
-        for captures in MARKERS.captures_iter(source.text) {
-            let Some(whole) = captures.get(0) else {
-                continue;
-            };
-            let at = whole.start();
-            let shebang = captures.name("shebang").is_some();
-            if !shebang && !source.is_code(at) {
+        // A `#!` line makes a script of any language.
+        if source.text.starts_with("#!") {
+            file = file.max_with(Role::Cli);
+        }
+        for (&(languages, needle, mark, _), regex) in MARKERS.iter().zip(COMPILED.iter()) {
+            if !languages.contains(&source.language) || !source.text.contains(needle) {
                 continue;
             }
-            let language = source.language;
-            if captures.name("test").is_some() && language == Language::Rust {
-                regions.extend(
-                    next_block(source, attribute_end(source, at)).map(|block| (block, Role::Test)),
-                );
-            } else if language == Language::Python
-                && (captures.name("main").is_some() || captures.name("pymain").is_some())
-            {
-                // The script's part of a module: its `__main__` suite and its `main()`.
-                regions.push((top_level_suite(source, at), Role::Cli));
-            } else if (captures.name("javamain").is_some() && language == Language::Java)
-                || (captures.name("rustmain").is_some() && language == Language::Rust)
-                || (captures.name("gomain").is_some() && language == Language::Go)
-                || shebang
-                || captures.name("args").is_some()
-            {
-                // A program's entry point: the file is the program's, its prints its output.
-                file = file.max_with(Role::Cli);
+            for found in regex.find_iter(source.text) {
+                let at = found.start();
+                if !source.is_code(at) {
+                    continue;
+                }
+                match mark {
+                    Mark::TestItem => regions.extend(
+                        next_block(source, attribute_end(source, at))
+                            .map(|block| (block, Role::Test)),
+                    ),
+                    Mark::ScriptSuite => regions.push((top_level_suite(source, at), Role::Cli)),
+                    Mark::Program => file = file.max_with(Role::Cli),
+                }
             }
         }
         Self { file, regions }

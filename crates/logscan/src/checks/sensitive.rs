@@ -31,12 +31,10 @@ static LABELLED_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("constant pattern compiles")
 });
-/// A literal that masks what it stands beside: `"***"`, `"…"`, `"xxxx"`.
-static MASK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*(?:\*{3,}|x{4,}|X{4,}|…)\s*$").expect("constant pattern"));
+
 /// Code that tokenizes text: there, `token` names a piece of syntax.
 static LEXICAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?:[Ll]exer|[Tt]okenizer|tokenize|TokenKind|TokenType|token_type|next_token|peek_token)\b")
+    Regex::new(r"(?-u:\b)(?:[Ll]exer|[Tt]okenizer|tokenize|TokenKind|TokenType|token_type|next_token|peek_token)(?-u:\b)")
         .expect("constant pattern compiles")
 });
 
@@ -79,8 +77,7 @@ fn mention(scan: &Scan<'_>, call: &Call, lexical: bool, stores: &[flow::Store]) 
     let source = &scan.source;
     let names = mentioned_names(source, call.args.clone());
     let bodies = literal_bodies(source, call.args.clone());
-    if names.iter().any(|name| is_redacting(&name.value))
-        || bodies.iter().any(|body| MASK.is_match(body))
+    if names.iter().any(|name| is_redacting(&name.value)) || bodies.iter().any(|body| is_mask(body))
     {
         return None;
     }
@@ -110,6 +107,13 @@ fn mention(scan: &Scan<'_>, call: &Call, lexical: bool, stores: &[flow::Store]) 
             source.line_index(store.at) + 1
         )
     })
+}
+
+/// Whether a literal masks what it stands beside: `"***"`, `"…"`, `"xxxx"`.
+fn is_mask(body: &str) -> bool {
+    let body = body.trim();
+    let all = |c: char, least: usize| body.chars().count() >= least && body.chars().all(|d| d == c);
+    all('*', 3) || all('x', 4) || all('X', 4) || body == "…"
 }
 
 /// Whether the only sensitive word of `name` is `token(s)`.

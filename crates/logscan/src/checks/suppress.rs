@@ -46,6 +46,24 @@ pub(crate) struct Suppressions {
 impl Suppressions {
     pub(crate) fn new(source: &Source<'_>) -> Self {
         let mut found = Self::default();
+        let text = source.text;
+        // Most files suppress nothing: look for the words before reading the comments.
+        let comments = ["noqa", "nolint", "eslint-disable"]
+            .iter()
+            .any(|word| text.contains(word));
+        let attributes = text.contains("clippy::");
+        if comments {
+            found.read_comments(source);
+        }
+        if attributes {
+            found.read_attributes(source);
+        }
+        found
+    }
+
+    /// The comment suppressions of `source`.
+    fn read_comments(&mut self, source: &Source<'_>) {
+        let found = self;
         for captures in COMMENTS.captures_iter(source.text) {
             let Some(whole) = captures.get(0) else {
                 continue;
@@ -81,6 +99,11 @@ impl Suppressions {
                 found.print_lines.push(line);
             }
         }
+    }
+
+    /// The attribute suppressions of a Rust `source`.
+    fn read_attributes(&mut self, source: &Source<'_>) {
+        let found = self;
         for captures in ATTRIBUTES.captures_iter(source.text) {
             let Some(whole) = captures.get(0) else {
                 continue;
@@ -95,7 +118,6 @@ impl Suppressions {
             };
             found.print_ranges.push(range);
         }
-        found
     }
 
     /// Whether every built-in rule is silenced at `offset`.
