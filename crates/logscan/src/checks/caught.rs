@@ -20,9 +20,8 @@ const FIX: &str = "log caught errors at warn or error, with the error";
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
     let blocks = scan.blocks();
-    let mut deliberate: Vec<Option<bool>> = vec![None; blocks.len()];
     for call in &scan.calls {
-        if !wrong_level(scan, call, blocks, &mut deliberate) {
+        if !wrong_level(scan, call, blocks) {
             continue;
         }
         let CallKind::Log(level) = call.kind else {
@@ -43,14 +42,9 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     }
 }
 
-/// Whether `call` is a caught error's only, low-level trace. `deliberate` memoizes, per block,
-/// whether the block handles the error on purpose.
-pub(super) fn wrong_level(
-    scan: &Scan<'_>,
-    call: &Call,
-    blocks: &[Block],
-    deliberate: &mut [Option<bool>],
-) -> bool {
+/// Whether `call` is a caught error's only, low-level trace. Whether each block handles its
+/// error on purpose is worked out once per file, for this check and the context check alike.
+pub(super) fn wrong_level(scan: &Scan<'_>, call: &Call, blocks: &[Block]) -> bool {
     let CallKind::Log(level) = call.kind else {
         return false;
     };
@@ -75,7 +69,17 @@ pub(super) fn wrong_level(
     if !call.nested && deliberate_message(&scan.source, call) {
         return false;
     }
-    !*deliberate[index].get_or_insert_with(|| handled(scan, block))
+    let known = scan.deliberate.borrow().get(index).copied().flatten();
+    let on_purpose = known.unwrap_or_else(|| {
+        let answer = handled(scan, block);
+        let mut memo = scan.deliberate.borrow_mut();
+        if memo.len() < blocks.len() {
+            memo.resize(blocks.len(), None);
+        }
+        memo[index] = Some(answer);
+        answer
+    });
+    !on_purpose
 }
 
 #[cfg(test)]

@@ -43,7 +43,6 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     } else {
         &[]
     };
-    let mut deliberate = vec![None; blocks.len()];
     for call in &scan.calls {
         // Python's `exception()` attaches the traceback: that is context.
         let CallKind::Log(level) = call.kind else {
@@ -67,9 +66,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
         if !short || trimmed.is_empty() || trimmed.ends_with(':') || BREADCRUMB.is_match(trimmed) {
             continue;
         }
-        if takes_values(source.language, literal, body)
-            || wrong_level(scan, call, blocks, &mut deliberate)
-        {
+        if takes_values(source.language, literal, body) || wrong_level(scan, call, blocks) {
             continue;
         }
         let message = format!("log message \"{body}\" carries no context");

@@ -105,6 +105,9 @@ pub(super) fn stores(scan: &Scan<'_>) -> Vec<Store> {
     let mut found = Vec::new();
     for line in lines {
         let bounds = source.line_bounds(source.line_starts()[line]);
+        if !may_store(&source.text[bounds.clone()]) {
+            continue;
+        }
         for captures in STORE.captures_iter(&source.text[bounds.clone()]) {
             let (Some(container), Some(key)) = (
                 captures.name("container"),
@@ -129,12 +132,27 @@ pub(super) fn stores(scan: &Scan<'_>) -> Vec<Store> {
     found
 }
 
+/// Whether a line can hold a store at all (most lines with a sensitive word are log calls):
+/// an indexed assignment, or one of the setter calls.
+fn may_store(line: &str) -> bool {
+    (line.contains('[') && line.contains('='))
+        || [
+            ".insert", ".set", ".put", ".append", ".add", ".Set", ".Add", ".header",
+        ]
+        .iter()
+        .any(|setter| line.contains(setter))
+}
+
 /// The identifiers set to a sensitive literal on `lines`.
 fn constants(source: &Source<'_>, lines: &[usize]) -> Vec<Constant> {
     let mut found = Vec::new();
     for &line in lines {
         let bounds = source.line_bounds(source.line_starts()[line]);
-        for captures in CONSTANT.captures_iter(&source.text[bounds.clone()]) {
+        let text = &source.text[bounds.clone()];
+        if !text.contains('=') || !(text.contains('"') || text.contains('\'')) {
+            continue;
+        }
+        for captures in CONSTANT.captures_iter(text) {
             let (Some(name), Some(value)) = (captures.name("name"), captures.name("value")) else {
                 continue;
             };

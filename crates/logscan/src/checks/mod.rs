@@ -13,7 +13,7 @@ mod suppress;
 pub(crate) mod testing;
 mod words;
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 
 use crate::bounds::Kept;
 use crate::calls::{Call, find_calls};
@@ -37,6 +37,11 @@ pub(crate) struct Scan<'a> {
     selected: Vec<&'static str>,
     /// The error-handling blocks, found once for the checks that read them.
     blocks: OnceCell<Vec<Block>>,
+    /// Per block, once asked: whether it handles its error on purpose.
+    deliberate: RefCell<Vec<Option<bool>>>,
+    /// Where the calls reported as sensitive data start, in order: a print among them is that
+    /// one problem, not a second.
+    secret_calls: RefCell<Vec<usize>>,
 }
 
 impl<'a> Scan<'a> {
@@ -56,6 +61,8 @@ impl<'a> Scan<'a> {
             suppressions,
             selected: checks.iter().map(|&(id, _)| id).collect(),
             blocks: OnceCell::new(),
+            deliberate: RefCell::new(Vec::new()),
+            secret_calls: RefCell::new(Vec::new()),
         }
     }
 

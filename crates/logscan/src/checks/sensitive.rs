@@ -52,6 +52,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
         let Some(message) = mention(scan, call, lexical, &stores) else {
             continue;
         };
+        scan.secret_calls.borrow_mut().push(call.start);
         findings.push(scan.source.finding(
             SENSITIVE_DATA,
             Severity::Error,
@@ -60,11 +61,6 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
             FIX,
         ));
     }
-}
-
-/// Whether this check reports the print `call` (so the print check leaves it to this one).
-pub(super) fn reported(scan: &Scan<'_>, call: &Call) -> bool {
-    !call.nested && checked(scan, call) && mention(scan, call, false, &[]).is_some()
 }
 
 /// Whether `call` is in code this check reads: everything but tests and suppressed lines.
