@@ -102,7 +102,7 @@ fn instrumented(scan: &Scan<'_>) -> Vec<std::ops::Range<usize>> {
         .find_iter(source.text)
         .filter(|found| source.is_code(found.start()))
         .filter_map(|found| {
-            super::role::next_block(source, super::role::attribute_end(source, found.start()))
+            super::items::next_block(source, super::items::attribute_end(source, found.start()))
         })
         .collect()
 }

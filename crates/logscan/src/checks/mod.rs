@@ -5,6 +5,7 @@ mod caught;
 mod context;
 mod flow;
 mod handled;
+mod items;
 mod print;
 mod role;
 mod sensitive;
