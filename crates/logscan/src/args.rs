@@ -8,10 +8,9 @@ use regex::Regex;
 
 use crate::Language;
 use crate::lexer::{Literal, LiteralKind};
+use crate::names::{Name, names_in};
 use crate::source::Source;
 
-static IDENTIFIER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z_$][A-Za-z0-9_$]*").expect("constant pattern compiles"));
 /// Python f-string fields; `{{` is an escaped brace, matched first so it is skipped.
 static FORMATTED_FIELD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{|\{([^{}]*)\}").expect("constant pattern compiles"));
@@ -31,31 +30,46 @@ static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant pattern compiles")
 });
 
-/// The names the arguments in `args` mention: identifiers in code, the expressions
-/// interpolated into strings, and strings that are a bare key (`"password"` in
-/// `zap.String("password", p)` or `headers.get("Authorization")`).
-pub(crate) fn mentioned_names(source: &Source<'_>, args: Range<usize>) -> Vec<String> {
-    let mut names: Vec<String> = code_runs(source, args.clone())
-        .flat_map(|run| {
-            IDENTIFIER
-                .find_iter(&source.text[run])
-                .map(|name| name.as_str().to_owned())
-        })
+/// The names the arguments in `args` mention: paths in code, the expressions interpolated
+/// into strings, and strings that are a bare key used as one: followed by its value
+/// (`zap.String("password", p)`) or looked up (`headers.get("Authorization")`). A string that
+/// is the log call's own first argument or is followed by another string is a message or a
+/// prefix (`log.info('token', 'getting list')`), not a key.
+pub(crate) fn mentioned_names(source: &Source<'_>, args: Range<usize>) -> Vec<Name> {
+    let mut names: Vec<Name> = code_runs(source, args.clone())
+        .flat_map(|run| names_in(&source.text[run]))
         .collect();
-    for literal in source.literals_in(args) {
+    for literal in source.literals_in(args.clone()) {
         let body = &source.text[literal.body.clone()];
         for expression in interpolations(source.language, literal.kind, body) {
-            names.extend(
-                IDENTIFIER
-                    .find_iter(expression)
-                    .map(|name| name.as_str().to_owned()),
-            );
+            names.extend(names_in(expression));
         }
-        if WHOLE_KEY.is_match(body) {
-            names.push(body.to_owned());
+        if WHOLE_KEY.is_match(body) && used_as_key(source, &args, literal) {
+            names.push(Name {
+                path: body.to_owned(),
+                value: body.to_owned(),
+            });
         }
     }
     names
+}
+
+/// Whether a key-like literal is a key: followed by a value, or looked up.
+fn used_as_key(source: &Source<'_>, args: &Range<usize>, literal: &Literal) -> bool {
+    let text = source.text;
+    let before = text[args.start..literal.span.start].trim_end();
+    let looked_up = before.ends_with('[') || (before.ends_with('(') && before.len() > 1);
+    let after = text[literal.span.end..args.end].trim_start();
+    let valued = after
+        .strip_prefix([',', ':', '='])
+        .map(|rest| rest.trim_start_matches(['>', '=']).trim_start())
+        .is_some_and(|value| {
+            value
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '&')
+        });
+    !before.is_empty() && (looked_up || valued)
 }
 
 /// The bodies of the string literals in `args`.

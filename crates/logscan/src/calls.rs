@@ -17,15 +17,19 @@ pub(crate) enum Level {
     Info,
     Warn,
     Error,
+    /// No level at all: Go's standard `log.Print*` writes every line unconditionally.
+    Unleveled,
 }
 
 impl Level {
-    /// The level a method or macro name means: `Infof` and Go's unleveled `Println` are info,
-    /// `exception`, `critical`, `Fatal` and `Panic` are error.
+    /// The level a method or macro name means: `Infof` is info; `exception`, `critical`,
+    /// `Fatal` and `Panic` are error; Go's `Print*` has none.
     fn from_method(method: &str) -> Self {
         let method = method.to_ascii_lowercase();
         let starts = |prefixes: &[&str]| prefixes.iter().any(|prefix| method.starts_with(prefix));
-        if starts(&["trace"]) {
+        if starts(&["print"]) {
+            Self::Unleveled
+        } else if starts(&["trace"]) {
             Self::Trace
         } else if starts(&["debug"]) {
             Self::Debug
@@ -38,6 +42,16 @@ impl Level {
         }
     }
 
+    /// Whether a line at this level is hidden from anyone watching warnings and errors.
+    pub(crate) fn is_low(self) -> bool {
+        matches!(self, Self::Trace | Self::Debug | Self::Info)
+    }
+
+    /// Trace and debug: the levels of step-by-step breadcrumbs.
+    pub(crate) fn is_verbose(self) -> bool {
+        matches!(self, Self::Trace | Self::Debug)
+    }
+
     /// The lowercase name used in messages.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -46,6 +60,7 @@ impl Level {
             Self::Info => "info",
             Self::Warn => "warn",
             Self::Error => "error",
+            Self::Unleveled => "no",
         }
     }
 }

@@ -35,6 +35,7 @@ mod error;
 mod finding;
 mod language;
 mod lexer;
+mod names;
 mod rule;
 mod severity;
 mod source;
@@ -77,7 +78,7 @@ pub fn analyze(
 /// One file's checks and rules; false when the deadline stopped them.
 fn analyze_file(
     file: &SourceFile<'_>,
-    checks: &[checks::Check],
+    checks: &[(&'static str, checks::Check)],
     rules: &[CustomRule],
     bounds: &Bounds<'_>,
     kept: &mut bounds::Kept,
@@ -87,8 +88,8 @@ fn analyze_file(
         return false;
     }
     if !checks.is_empty() {
-        let scan = checks::Scan::new(file);
-        for check in checks {
+        let scan = checks::Scan::new(file, checks);
+        for (_, check) in checks {
             if deadline_passed() {
                 return false;
             }

@@ -3,7 +3,7 @@
 use crate::checks::testing::UNBOUNDED;
 use crate::{AnalyzeError, Language, RuleSpec, SourceFile, analyze};
 
-const RUST: &str = "fn main() {\n    println!(\"a\"); info!(\"done\");\n}\n";
+const RUST: &str = "fn run() {\n    println!(\"a\"); info!(\"done\");\n}\n";
 
 fn rust_file(path: &str) -> SourceFile<'_> {
     SourceFile {

@@ -116,7 +116,7 @@ fn go_loggers_and_prints() {
     assert_eq!(
         kinds,
         [
-            ("log.Printf", log(Level::Info)),
+            ("log.Printf", log(Level::Unleveled)),
             ("log.Fatal", log(Level::Error)),
             ("logger.Infow", log(Level::Info)),
             ("slog.ErrorContext", log(Level::Error)),

@@ -77,8 +77,16 @@ static COMPILED: LazyLock<Vec<(&[Language], Opening, Regex)>> = LazyLock::new(||
         .collect()
 });
 
-/// Every error-handling block of `source`, as byte ranges (they may nest).
-pub(super) fn error_blocks(source: &Source<'_>) -> Vec<Range<usize>> {
+/// One error-handling block: where it is, and the code that opened it (`catch (E e)`,
+/// `except ImportError`, `Err(_) =>`, `.map_err(|e|`).
+#[derive(Debug, Clone)]
+pub(super) struct Block {
+    pub range: Range<usize>,
+    pub header: Range<usize>,
+}
+
+/// Every error-handling block of `source` (they may nest), sorted by start.
+pub(super) fn error_blocks(source: &Source<'_>) -> Vec<Block> {
     let mut blocks = Vec::new();
     let suite_ends = match source.language {
         Language::Python => suite_ends(source),
@@ -106,9 +114,13 @@ pub(super) fn error_blocks(source: &Source<'_>) -> Vec<Range<usize>> {
                     .get(source.line_index(open))
                     .map(|&end| open..end),
             };
-            blocks.extend(block);
+            blocks.extend(block.map(|range| Block {
+                range,
+                header: whole.range(),
+            }));
         }
     }
+    blocks.sort_by_key(|block| block.range.start);
     blocks
 }
 

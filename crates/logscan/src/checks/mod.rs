@@ -3,11 +3,18 @@
 mod blocks;
 mod caught;
 mod context;
+mod flow;
+mod handled;
+mod items;
 mod print;
+mod role;
 mod sensitive;
+mod suppress;
 #[cfg(test)]
 pub(crate) mod testing;
 mod words;
+
+use std::cell::{OnceCell, RefCell};
 
 use crate::bounds::Kept;
 use crate::calls::{Call, find_calls};
@@ -16,18 +23,59 @@ use crate::catalog::{
 };
 use crate::source::Source;
 use crate::{AnalyzeError, SourceFile};
+use blocks::Block;
+use role::Roles;
+use suppress::Suppressions;
 
-/// A file lexed and with its calls found, shared by every check that runs on it.
+/// A file lexed and with its calls found, shared by every check that runs on it: what its
+/// code is for, what it suppresses, and which checks run (so that one problem is reported by
+/// one of them).
 pub(crate) struct Scan<'a> {
     pub source: Source<'a>,
     pub calls: Vec<Call>,
+    pub roles: Roles,
+    pub suppressions: Suppressions,
+    selected: Vec<&'static str>,
+    /// The error-handling blocks, found once for the checks that read them.
+    blocks: OnceCell<Vec<Block>>,
+    /// Per block, once asked: whether it handles its error on purpose.
+    deliberate: RefCell<Vec<Option<bool>>>,
+    /// Where the calls reported as sensitive data start, in order: a print among them is that
+    /// one problem, not a second.
+    secret_calls: RefCell<Vec<usize>>,
 }
 
 impl<'a> Scan<'a> {
-    pub(crate) fn new(file: &SourceFile<'a>) -> Self {
+    pub(crate) fn new(file: &SourceFile<'a>, checks: &[(&'static str, Check)]) -> Self {
         let source = Source::new(file);
         let calls = find_calls(&source);
-        Self { source, calls }
+        // A file with no log or print call has nothing for roles or suppressions to qualify.
+        let (roles, suppressions) = if calls.is_empty() {
+            (Roles::library(), Suppressions::default())
+        } else {
+            (Roles::new(&source), Suppressions::new(&source))
+        };
+        Self {
+            source,
+            calls,
+            roles,
+            suppressions,
+            selected: checks.iter().map(|&(id, _)| id).collect(),
+            blocks: OnceCell::new(),
+            deliberate: RefCell::new(Vec::new()),
+            secret_calls: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The file's error-handling blocks, sorted by start.
+    fn blocks(&self) -> &[Block] {
+        self.blocks
+            .get_or_init(|| blocks::error_blocks(&self.source))
+    }
+
+    /// Whether the analysis type `id` runs on this file.
+    pub(crate) fn runs(&self, id: &str) -> bool {
+        self.selected.contains(&id)
     }
 }
 
@@ -44,14 +92,14 @@ pub(crate) const CHECKS: [(&str, Check); 4] = [
 
 /// The checks a request's type ids select: all of them for an empty list; `custom` selects
 /// none (custom rules run whenever the request has some).
-pub(crate) fn select(types: &[String]) -> Result<Vec<Check>, AnalyzeError> {
+pub(crate) fn select(types: &[String]) -> Result<Vec<(&'static str, Check)>, AnalyzeError> {
     if types.is_empty() {
-        return Ok(CHECKS.iter().map(|&(_, check)| check).collect());
+        return Ok(CHECKS.to_vec());
     }
     let mut selected = Vec::new();
     for (id, check) in CHECKS {
         if types.iter().any(|wanted| wanted == id) {
-            selected.push(check);
+            selected.push((id, check));
         }
     }
     let known = |wanted: &String| wanted == CUSTOM || CHECKS.iter().any(|&(id, _)| wanted == id);

@@ -1,75 +1,166 @@
-//! `print-debugging`: prints left in code (`println!`, `dbg!`, `System.out.println`,
-//! `printStackTrace()`, `print(`, `console.log`, `fmt.Println`), outside test files and, in
-//! Rust, outside the `#[cfg(test)]` part of a file.
+//! `print-debugging`: prints left in library code (`println!`, `dbg!`, `System.out.println`,
+//! `printStackTrace()`, `print(`, `console.log`, `fmt.Println`). Not reported: prints in tests,
+//! examples, benchmarks and programs' entry points (their output is the point, unless the print
+//! says it is debugging: `dbg!`, "DEBUG …", a `TODO` on its line), prints the
+//! ecosystem's own suppression marks as intended, a message printed right before the program
+//! exits or aborts, a wrapper that forwards its own arguments (`log(...args) {
+//! console.log(...args) }`), and a print that logs a secret (that is reported once, as
+//! sensitive data).
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::Scan;
+use super::role::Role;
+use crate::Severity;
 use crate::bounds::Kept;
-use crate::calls::CallKind;
-use crate::catalog::PRINT_DEBUGGING;
-use crate::{Language, Severity};
+use crate::calls::{Call, CallKind};
+use crate::catalog::{PRINT_DEBUGGING, SENSITIVE_DATA};
 
 const FIX: &str = "remove it, or log through the logger at debug level";
+/// How far after a print its program may exit for the print to be the exit's message.
+const EXIT_WINDOW_BYTES: usize = 200;
 
-static CFG_TEST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]").expect("constant pattern compiles")
+/// The end of a program: the print before it tells the user why.
+static EXITS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:(?:std::)?process::(?:exit|abort)|os\.Exit|sys\.exit|System\.exit|process\.exit|",
+        r"panic!|unreachable!|exit|abort|(?:raise\s+)?SystemExit)\s*\(",
+    ))
+    .expect("constant pattern compiles")
 });
-
-/// Directories that hold tests, as path segments.
-const TEST_DIRECTORIES: [&str; 5] = ["tests", "test", "__tests__", "testdata", "spec"];
-/// Endings of test file names.
-const TEST_SUFFIXES: [&str; 5] = [
-    "_test.go",
-    "_test.py",
-    "Test.java",
-    "Tests.java",
-    "_test.rs",
-];
-/// Infixes of test file names: `app.test.ts`, `view.spec.jsx`, in every script extension.
-const TEST_INFIXES: [&str; 2] = [".test.", ".spec."];
+/// Python's `file=` naming a stream other than the process's own: `print(row, file=fh)` writes
+/// to a file or buffer it was given, which is output, not debugging.
+static TO_STREAM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bfile\s*=\s*(?P<stream>[\w.]+)").expect("constant pattern compiles")
+});
+/// Statements that may stand between a message and the exit it announces: flushing, printing
+/// the traceback (`sys.stderr.flush()`, `traceback.print_exc()`), more lines of the message.
+static BEFORE_EXIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:[\w.]+\.)?(?:flush|print_exc|print_stack)\([^()]*\)$|^(?:print|e?println!|e?print!)\(.*$")
+        .expect("constant pattern compiles")
+});
 
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
-    if is_test_path(source.path) {
-        return;
-    }
-    let tests_start = match source.language {
-        Language::Rust => CFG_TEST
-            .find_iter(source.text)
-            .map(|found| found.start())
-            .find(|&start| source.is_code(start)),
-        _ => None,
-    };
     for call in &scan.calls {
-        let in_tests = tests_start.is_some_and(|start| call.start > start);
-        if call.kind == CallKind::Print && !in_tests {
-            let message = format!("print debugging left in the code: `{}`", call.callee);
-            findings.push(source.finding(
-                PRINT_DEBUGGING,
-                Severity::Warning,
-                call.start,
-                message,
-                FIX,
-            ));
+        if call.kind != CallKind::Print || !unintended(scan, call) {
+            continue;
         }
+        let message = format!("print debugging left in the code: `{}`", call.callee);
+        findings.push(source.finding(PRINT_DEBUGGING, Severity::Warning, call.start, message, FIX));
     }
 }
 
-/// Whether `path` is a test file: under a test directory, or named like a test.
-fn is_test_path(path: &str) -> bool {
-    let path = path.replace('\\', "/");
-    let mut segments = path.split('/');
-    let file_name = segments.next_back().unwrap_or_default();
-    segments.any(|segment| TEST_DIRECTORIES.contains(&segment))
-        || TEST_SUFFIXES
-            .iter()
-            .any(|suffix| file_name.ends_with(suffix))
-        || TEST_INFIXES.iter().any(|infix| file_name.contains(infix))
-        || (file_name.starts_with("test_") && file_name.ends_with(".py"))
-        || matches!(file_name, "conftest.py" | "tests.rs")
+/// Whether the print `call` is debugging left in, rather than output someone meant.
+fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
+    let source = &scan.source;
+    let role = scan.roles.at(call.start);
+    let output = match role {
+        Role::Library => false,
+        Role::Cli => !marked_as_debugging(scan, call),
+        Role::Example | Role::Test => true,
+    };
+    if output
+        || scan.suppressions.intends_print(source, call.start)
+        || forwards_arguments(&source.text[call.args.clone()])
+        || writes_to_given_stream(source, call)
+    {
+        return false;
+    }
+    let after = call.args.end;
+    let mut window_end = source.text.len().min(after + EXIT_WINDOW_BYTES);
+    while !source.text.is_char_boundary(window_end) {
+        window_end -= 1;
+    }
+    let window = &source.text[after..window_end];
+    let may_exit = ["exit", "Exit", "abort", "panic", "unreachable"]
+        .iter()
+        .any(|word| window.contains(word));
+    let exits = may_exit
+        && EXITS
+            .find_iter(window)
+            .find(|found| source.is_code(after + found.start()))
+            .is_some_and(|found| settles_to_exit(source, after, &window[..found.start()]));
+    // The sensitive check runs first: a print it reported is that one problem.
+    let secret = scan.runs(SENSITIVE_DATA)
+        && scan
+            .secret_calls
+            .borrow()
+            .binary_search(&call.start)
+            .is_ok();
+    !exits && !secret
+}
+
+/// Whether a print's arguments only forward its caller's own: `...args`, `*args, **kwargs`,
+/// `args...`.
+fn forwards_arguments(args: &str) -> bool {
+    let is_name =
+        |text: &str| !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let args = args.trim();
+    if let Some(name) = args.strip_prefix("...") {
+        return is_name(name);
+    }
+    if let Some(name) = args.strip_suffix("...") {
+        return is_name(name);
+    }
+    let mut parts = args.split(',').map(str::trim);
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(first), second, None) => {
+            first.strip_prefix('*').is_some_and(is_name)
+                && second.is_none_or(|second| second.strip_prefix("**").is_some_and(is_name))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a print in a program's own output code says it is debugging: `dbg!`,
+/// `console.debug`, `printStackTrace`, a message starting with "debug", or a `TODO`/`FIXME`
+/// comment on its line.
+fn marked_as_debugging(scan: &Scan<'_>, call: &Call) -> bool {
+    let source = &scan.source;
+    let callee = call.callee.as_str();
+    let message = crate::args::literal_bodies(source, call.args.clone())
+        .first()
+        .is_some_and(|body| body.trim_start().to_ascii_lowercase().starts_with("debug"));
+    let line = &source.text[source.line_bounds(call.start)];
+    let noted = ["TODO", "FIXME", "XXX"].iter().any(|note| {
+        line.match_indices(note)
+            .any(|(at, _)| !source.is_code(source.line_bounds(call.start).start + at))
+    });
+    matches!(callee, "dbg!" | "console.debug")
+        || callee.ends_with("printStackTrace")
+        || message
+        || noted
+}
+
+/// Whether the code between a print (its closing parenthesis at `from`) and an exit is only
+/// closers, comments, flushes and traceback prints.
+fn settles_to_exit(source: &crate::source::Source<'_>, from: usize, between: &str) -> bool {
+    let code: String = between
+        .char_indices()
+        .map(|(at, c)| if source.is_code(from + at) { c } else { ' ' })
+        .collect();
+    code.split(['\n', ';']).all(|statement| {
+        let statement = statement.trim().trim_start_matches([')', '}']).trim();
+        statement.is_empty() || BEFORE_EXIT.is_match(statement)
+    })
+}
+
+/// Whether a Python print writes to a stream it was given (`file=fh`, `file=self.out`) rather
+/// than to the process's stdout or stderr.
+fn writes_to_given_stream(source: &crate::source::Source<'_>, call: &Call) -> bool {
+    source.language == crate::Language::Python
+        && TO_STREAM
+            .captures(&source.text[call.args.clone()])
+            .and_then(|captures| captures.name("stream"))
+            .is_some_and(|stream| {
+                !matches!(
+                    stream.as_str(),
+                    "sys.stdout" | "sys.stderr" | "sys.__stdout__" | "sys.__stderr__"
+                )
+            })
 }
 
 #[cfg(test)]

@@ -88,6 +88,22 @@ const DESCRIPTIVE_WORDS: &[&str] = &[
     "domain",
     "state",
     "status",
+    "kind",
+    "kinds",
+    "id",
+    "ids",
+    "bucket",
+    "buckets",
+    "refill",
+    "permits",
+    "available",
+    "remaining",
+    "index",
+    "position",
+    "span",
+    "stream",
+    "prefix",
+    "endpoint",
 ];
 
 /// Words of a call that redact what it logs: `mask(token)`, `sha256(password)`.

@@ -46,14 +46,14 @@ async fn a_turn_shows_the_first_fifty_findings_and_counts_the_rest() {
             &json!("done"),
             &json!(true),
             &json!("max_findings"),
-            &json!(lines * 2)
+            &json!(lines)
         )
     );
     assert_eq!(analysis["findings"].as_array().map(Vec::len), Some(50));
     let answer = body["answer"].as_str().expect("an answer");
     let listed = format!(
         "The analyzer found {} problem(s) in 1 code block(s); the first 50 are listed:",
-        lines * 2
+        lines
     );
     assert!(answer.contains(&listed), "{answer}");
     assert_eq!(answer.matches("\n- block-1.py:").count(), 50, "{answer}");
@@ -72,7 +72,7 @@ async fn the_language_model_is_sent_the_fifty_and_told_how_many_there_were() {
     let response = app
         .chat(
             &backend.token("user-ann").await,
-            &json!({ "message": bait(1000) }),
+            &json!({ "message": bait(1990) }),
         )
         .await;
     assert_eq!(response.status(), 200);
@@ -82,7 +82,7 @@ async fn the_language_model_is_sent_the_fifty_and_told_how_many_there_were() {
         .expect("the findings");
     assert_eq!(context.matches("\nblock-1.py:").count(), 50, "{context}");
     assert!(
-        context.ends_with("\nThe analyzer found 2000 problem(s) in all; only these 50 are listed."),
+        context.ends_with("\nThe analyzer found 1990 problem(s) in all; only these 50 are listed."),
         "{context}"
     );
 }

@@ -35,7 +35,7 @@ async fn a_scan_counts_every_finding_found_past_the_cap() {
     let frames = follow(&hub, run.id).await;
     assert_eq!(
         frames[frames.len() - 2..],
-        ["PROGRESS: store: 16000 findings", "DONE"],
+        ["PROGRESS: store: 8000 findings", "DONE"],
         "each batch's answer kept 1000"
     );
 }

@@ -30,7 +30,8 @@ match fetch() {
     _ => {}
 }
 "#;
-    assert_eq!(found(Language::Rust, content), [3, 6, 14, 17]);
+    // `map_err` hands the error on: its trace line is not all the failure gets.
+    assert_eq!(found(Language::Rust, content), [3, 6, 17]);
 }
 
 #[test]
@@ -93,7 +94,8 @@ if saveErr != nil && !retry {
 	logger.Debug("save failed")
 }
 "#;
-    assert_eq!(found(Language::Go, content), [2, 12]);
+    // Go's standard `log.Printf` has no level to be wrong.
+    assert_eq!(found(Language::Go, content), [12]);
 }
 
 #[test]

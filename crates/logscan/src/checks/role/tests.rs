@@ -1,0 +1,24 @@
+//! Roles of files and regions: tests, examples, entry points, libraries.
+
+use super::{Role, role_of_path};
+
+#[test]
+fn paths_say_what_a_file_is_for() {
+    let cases = [
+        ("src/lib.rs", Role::Library),
+        ("tests/it.rs", Role::Test),
+        ("pkg/store_test.go", Role::Test),
+        ("web/app.spec.ts", Role::Test),
+        ("examples/bloom.rs", Role::Example),
+        ("benches/main.rs", Role::Example),
+        ("src/bin/tool.rs", Role::Cli),
+        ("src/main.rs", Role::Cli),
+        ("pip/__main__.py", Role::Cli),
+        ("cmd/server/server.go", Role::Cli),
+        ("pip/_internal/commands/list.py", Role::Cli),
+        ("config_loader.rs", Role::Library),
+    ];
+    for (path, role) in cases {
+        assert_eq!(role_of_path(path), role, "{path}");
+    }
+}

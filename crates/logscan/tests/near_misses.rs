@@ -1,0 +1,137 @@
+//! Near misses: code real projects are full of, which looks like a problem to a pattern and is
+//! not one (examples, entry points, suppressed lines, errors handled on purpose, sizes and
+//! kinds of tokens). Every built-in rule must leave each of them alone.
+
+mod common;
+
+use common::findings;
+
+/// Code each rule must leave alone: (path, code).
+const NEAR_MISSES: &[(&str, &str)] = &[
+    (
+        "examples/bloom.rs",
+        "fn main() {\n    println!(\"Adding some elements to {KEY}\");\n}\n",
+    ),
+    (
+        "benches/parse.rs",
+        "fn bench() {\n    println!(\"{:?}\", elapsed);\n}\n",
+    ),
+    (
+        "src/bin/tool.rs",
+        "fn main() {\n    println!(\"{}\", report);\n}\n",
+    ),
+    (
+        "src/reaper.rs",
+        "#[cfg(all(test, not(loom)))]\nmod tests {\n    fn t() { eprintln!(\"skip this test\"); }\n}\n",
+    ),
+    ("pkg/__main__.py", "print(version)\n"),
+    (
+        "pkg/help.py",
+        "def main():\n    print(info())\n\nif __name__ == \"__main__\":\n    main()\n",
+    ),
+    (
+        "pkg/cli.py",
+        "import sys\n\ndef fail(msg):\n    print('Error: ' + msg, file=sys.stderr)\n    sys.exit(1)\n",
+    ),
+    ("pkg/util.py", "def show(x):\n    print(x)  # noqa: T201\n"),
+    (
+        "pkg/report.py",
+        "def dump(rows, fh):\n    for row in rows:\n        print(row, file=fh)\n",
+    ),
+    (
+        "pkg/boot.py",
+        "def fail(e):\n    print(\"Error: %s\" % e, file=sys.stderr)\n    sys.stderr.flush()\n    sys.exit(1)\n",
+    ),
+    (
+        "web/out.js",
+        "// eslint-disable-next-line no-console\nconsole.log(result);\n",
+    ),
+    (
+        "out/out.go",
+        "package out\n\nfunc show() {\n\tfmt.Println(result) //nolint:forbidigo\n}\n",
+    ),
+    (
+        "src/report.rs",
+        concat!(
+            "#[",
+            "allow(clippy::print_stdout)]\nfn report() {\n    println!(\"{}\", table);\n}\n"
+        ),
+    ),
+    (
+        "web/logger.js",
+        "const out = { log(...args) { console.log(...args); } };\n",
+    ),
+    (
+        "cmd/tool/main.go",
+        "package main\n\nfunc main() {\n\tfmt.Println(\"done\")\n}\n",
+    ),
+    (
+        "src/exit.rs",
+        "fn die() {\n    eprintln!(\"worker panicking; aborting\");\n    std::process::abort();\n}\n",
+    ),
+    (
+        "src/Main.java",
+        "public class Main {\n  public static void main(String[] args) {\n    System.out.println(usage());\n  }\n}\n",
+    ),
+    (
+        "pkg/compat.py",
+        "try:\n    import bz2\nexcept ImportError:\n    logger.debug(\"bz2 module is not available\")\n",
+    ),
+    (
+        "pkg/io.py",
+        "try:\n    x()\nexcept OSError as e:\n    logger.debug(\"x failed: %s\", e)\n    raise\n",
+    ),
+    (
+        "src/send.rs",
+        "match send() {\n    Err(e) => {\n        debug!(\"send response error: {}\", e);\n        return Err(e.into());\n    }\n}\n",
+    ),
+    (
+        "src/read.rs",
+        "let text = read().map_err(|e| {\n    trace!(\"read failed: {e}\");\n    Error::Read(e)\n})?;\n",
+    ),
+    (
+        "src/recv.rs",
+        "match recv() {\n    Err(_canceled) => {\n        trace!(\"receiver dropped\");\n    }\n}\n",
+    ),
+    (
+        "src/state.rs",
+        "fn close(&mut self) {\n    trace!(\"State::close()\");\n    debug!(\"done\");\n}\n",
+    ),
+    ("web/npm.js", "log.info('token', 'getting list');\n"),
+    (
+        "app/lexer.py",
+        "class Lexer:\n    def run(self, tokens):\n        logger.debug(\"%d tokens\", len(tokens))\n        logger.debug(\"next %s\", token.kind)\n",
+    ),
+    (
+        "app/mask.py",
+        "logger.info(\"using token %s\", token[:4] + \"***\")\n",
+    ),
+    (
+        "app/h.py",
+        "logger.info(\"Cache contents:\\n\")\nlogger.info(\"\")\n",
+    ),
+    (
+        "save/save.go",
+        "if err != nil {\n\tlog.Printf(\"save failed: %v\", err)\n\thttp.Error(w, \"bad\", 400)\n}\n",
+    ),
+    (
+        "save/retry.go",
+        "if err != nil {\n\tlogger.Info(\"save failed\", \"err\", err)\n\treturn err\n}\n",
+    ),
+    (
+        "app/tests/test_x.py",
+        "logger.info(\"password=%s\", password)\nprint(x)\n",
+    ),
+];
+
+#[test]
+fn near_misses_are_not_reported() {
+    let reported: Vec<String> = NEAR_MISSES
+        .iter()
+        .filter_map(|&(path, code)| {
+            let found = findings(path, code);
+            (!found.is_empty()).then(|| format!("{path}: {found:?}"))
+        })
+        .collect();
+    assert!(reported.is_empty(), "{}", reported.join("\n"));
+}

@@ -1,0 +1,169 @@
+//! Precision and recall on real code: every source file of the open-source corpus under
+//! `realcode/` (its README says where each file comes from), analyzed with every built-in type,
+//! against the findings judged by hand in each half's `verdicts.json` (path, line, rule,
+//! verdict `tp` or `fp`, and the reason).
+//!
+//! The test fails when the analyzer reports something nobody judged (judge it, then rerun) or
+//! stops reporting a finding judged a true positive. It prints, per half and rule, the findings
+//! reported, how many are true, the precision, and the recall over the judged true positives:
+//! `cargo test -p logscan --test precision -- --nocapture`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use logscan::{Bounds, Language, SourceFile, analysis_types, analyze};
+use serde_json::Value;
+
+const HALVES: [&str; 3] = ["tuning", "heldout", "fresh"];
+const VERDICTS: &str = "verdicts.json";
+
+/// (path, line, rule id): one finding, as judged.
+type Key = (String, u32, String);
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../realcode")
+}
+
+/// Every source file under `dir`, by path relative to it (`/`-separated), in order.
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut pending = vec![dir.to_path_buf()];
+    let mut files = Vec::new();
+    while let Some(current) = pending.pop() {
+        for entry in fs::read_dir(&current).expect("a readable corpus directory") {
+            let path = entry.expect("a readable directory entry").path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let relative = path
+                .strip_prefix(dir)
+                .expect("under the corpus")
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            if Language::from_path(&relative).is_some() {
+                let content = fs::read_to_string(&path).expect("a UTF-8 corpus file");
+                files.push((relative, content));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// What the analyzer reports on one half.
+fn reported(dir: &Path) -> BTreeSet<Key> {
+    let sources = sources(dir);
+    let files: Vec<SourceFile<'_>> = sources
+        .iter()
+        .map(|(path, content)| SourceFile {
+            path,
+            content,
+            language: Language::from_path(path).expect("filtered by language"),
+        })
+        .collect();
+    let bounds = Bounds {
+        max_findings: usize::MAX,
+        deadline_passed: &|| false,
+    };
+    analyze(&files, &[], &[], &bounds)
+        .expect("all built-in types")
+        .findings
+        .into_iter()
+        .map(|finding| (finding.path, finding.line, finding.rule_id))
+        .collect()
+}
+
+/// The hand-made verdicts of one half: true for a true positive.
+fn verdicts(dir: &Path) -> BTreeMap<Key, bool> {
+    let text = fs::read_to_string(dir.join(VERDICTS)).expect("each half has its verdicts");
+    let entries: Vec<Value> = serde_json::from_str(&text).expect("a JSON array of verdicts");
+    entries
+        .iter()
+        .map(|entry| {
+            let field = |name: &str| entry[name].as_str().unwrap_or_default().to_owned();
+            let line = entry["line"].as_u64().expect("a line number");
+            let verdict = field("verdict");
+            assert!(
+                matches!(verdict.as_str(), "tp" | "fp") && !field("reason").is_empty(),
+                "every verdict is tp or fp, with a reason: {entry}"
+            );
+            let key = (
+                field("path"),
+                u32::try_from(line).expect("a line"),
+                field("rule"),
+            );
+            (key, verdict == "tp")
+        })
+        .collect()
+}
+
+/// One rule's figures on one half.
+#[derive(Default)]
+struct Tally {
+    reported: usize,
+    true_reported: usize,
+    judged_true: usize,
+}
+
+fn ratio(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "—".to_owned()
+    } else {
+        format!("{:.0} %", 100.0 * part as f64 / whole as f64)
+    }
+}
+
+#[test]
+fn real_code_findings_are_judged_and_no_true_positive_is_lost() {
+    let mut problems = Vec::new();
+    for half in HALVES {
+        let dir = corpus_dir().join(half);
+        let (reported, verdicts) = (reported(&dir), verdicts(&dir));
+        let mut tallies: BTreeMap<&str, Tally> = analysis_types()
+            .iter()
+            .map(|kind| (kind.id, Tally::default()))
+            .collect();
+        for key in &reported {
+            match verdicts.get(key) {
+                None => problems.push(format!("{half}: unjudged finding {key:?}")),
+                Some(&true_positive) => {
+                    let tally = tallies.entry(rule_name(&key.2)).or_default();
+                    tally.reported += 1;
+                    tally.true_reported += usize::from(true_positive);
+                }
+            }
+        }
+        for (key, &true_positive) in &verdicts {
+            if true_positive {
+                tallies.entry(rule_name(&key.2)).or_default().judged_true += 1;
+                if !reported.contains(key) {
+                    problems.push(format!("{half}: true positive no longer found {key:?}"));
+                }
+            }
+        }
+        println!("{half}: {} findings judged", verdicts.len());
+        println!("| rule | reported | true | precision | recall |");
+        for (rule, tally) in &tallies {
+            println!(
+                "| {rule} | {} | {} | {} | {} |",
+                tally.reported,
+                tally.true_reported,
+                ratio(tally.true_reported, tally.reported),
+                ratio(tally.true_reported, tally.judged_true)
+            );
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The built-in rule id `rule` names, as a `'static` key of the tallies.
+fn rule_name(rule: &str) -> &'static str {
+    analysis_types()
+        .iter()
+        .map(|kind| kind.id)
+        .find(|id| *id == rule)
+        .unwrap_or("other")
+}
