@@ -23,7 +23,7 @@ pub const ENV_BACKEND_TIMEOUT_MS: &str = "BACKEND_TIMEOUT_MS";
 pub const DEFAULT_BACKEND_URL: &str = "http://127.0.0.1:9800";
 /// Default wait for the backend: an analysis of a few snippets takes milliseconds.
 pub const DEFAULT_BACKEND_TIMEOUT_MS: u64 = 10_000;
-/// Default log analyses per address per minute (the seed's value).
+/// Default log analyses per address per minute (the reference run's value).
 pub const DEFAULT_LOG_ANALYSIS_LIMIT: u32 = 60;
 
 /// Everything the ai-service reads from its environment.
@@ -76,8 +76,8 @@ impl AiConfig {
     }
 }
 
-/// Off only when exactly `true`: a typo must not switch a guard off (the seed's analyzer
-/// limiter tested `=== 'true'` the other way round and never ran).
+/// Off only when exactly `true`: a typo must not switch a guard off (the reference run's
+/// analyzer limiter tested `=== 'true'` the other way round and never ran).
 fn rate_limit_disabled(env: &dyn Env) -> bool {
     match env.optional(ENV_RATE_LIMIT_DISABLED).as_deref() {
         Some("true") => true,
@@ -92,7 +92,7 @@ fn rate_limit_disabled(env: &dyn Env) -> bool {
     }
 }
 
-/// A whole number of analyses per minute, as the seed sets it (`60`).
+/// A whole number of analyses per minute, as the reference run set it (`60`).
 fn log_analysis(env: &dyn Env) -> Result<Policy, ConfigError> {
     let per_minute = env.u64_or(
         ENV_LOG_ANALYSIS_LIMIT,

@@ -147,7 +147,7 @@ impl AnalyzerConfig {
 }
 
 /// On unless exactly `false`: a guard that depends on someone remembering a variable is a
-/// guard that is off (the seed's analyzer limiter tested `=== 'true'` and never ran).
+/// guard that is off (the reference run's analyzer limiter tested `=== 'true'` and never ran).
 fn rate_limit_enabled(env: &dyn Env) -> bool {
     match env.optional(ENV_RATE_LIMIT_ENABLED).as_deref() {
         Some("false") => false,

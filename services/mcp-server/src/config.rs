@@ -116,8 +116,8 @@ fn base_url(env: &dyn Env, name: &'static str, default: &str) -> Result<String, 
     Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
-/// On unless exactly `false`: an opt-in limiter is one nobody opted into (the seed's words
-/// for this very service).
+/// On unless exactly `false`: an opt-in limiter is one nobody opted into (the reference
+/// run's words for this very service).
 fn rate_limit_enabled(env: &dyn Env) -> bool {
     match env.optional(ENV_RATE_LIMIT_ENABLED).as_deref() {
         Some("false") => false,

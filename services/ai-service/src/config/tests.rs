@@ -12,7 +12,7 @@ fn config(pairs: &[(&str, &str)]) -> Result<AiConfig, ConfigError> {
 }
 
 #[test]
-fn defaults_are_the_seeds() {
+fn defaults_are_the_contract() {
     let config = config(&[]).expect("defaults are valid");
     let budgets = [config.chat, config.global, config.log_analysis].map(|p| p.to_string());
     assert_eq!(budgets, ["60/60s", "1200/60s", "60/60s"]);

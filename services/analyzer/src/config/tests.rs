@@ -21,7 +21,7 @@ fn the_limiter_is_on_unless_exactly_false() {
 }
 
 #[test]
-fn defaults_are_the_seeds() {
+fn defaults_are_the_contract() {
     let config = AnalyzerConfig::from_env(&MapEnv::from_iter([(ENV_TOKEN, "t")])).unwrap();
     let budgets = [
         config.budgets.analyze,

@@ -15,7 +15,7 @@ fn env(extra: &[(&'static str, &'static str)]) -> MapEnv {
 }
 
 #[test]
-fn defaults_are_the_seeds() {
+fn defaults_are_the_contract() {
     let config = McpConfig::from_env(&env(&[])).unwrap();
     let budgets = [
         config.budgets.mcp,
