@@ -60,14 +60,7 @@ async fn an_unreachable_origin_is_the_edge_502_and_nothing_else() {
         assert_eq!(header("content-length"), "15");
         assert_eq!(response.text().await.expect("body"), "error code: 502");
     }
-    let metrics = client
-        .get(ingress.admin_url("/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("metrics text");
+    let metrics = ingress.metrics().await;
     let none_up = format!(r#"ingress_pool_origins_up{{service="http://127.0.0.1:{dead}"}} 0"#);
     assert!(
         metrics.contains(&none_up),

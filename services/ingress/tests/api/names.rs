@@ -20,14 +20,7 @@ async fn a_named_origin_is_resolved_into_its_addresses() {
     );
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let metrics = client
-            .get(ingress.admin_url("/metrics"))
-            .send()
-            .await
-            .expect("metrics")
-            .text()
-            .await
-            .expect("text");
+        let metrics = ingress.metrics().await;
         if metrics.contains(&resolved) {
             assert!(
                 !metrics.contains("origin=\"localhost:"),

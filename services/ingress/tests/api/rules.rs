@@ -133,14 +133,7 @@ async fn real_requests_follow_the_same_table() {
             }
         }
     }
-    let metrics = client
-        .get(ingress.admin_url("/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let metrics = ingress.metrics().await;
     assert!(
         metrics.contains(r#"ingress_requests_total{rule="0",code="403"} 6"#),
         "{metrics}"

@@ -46,14 +46,7 @@ async fn frames_are_echoed_through_the_tunnel() {
         Some(Ok(ws::Frame::Binary(bytes))) => assert_eq!(&bytes[..], [0, 1, 2, 255]),
         other => panic!("expected a binary frame, got {other:?}"),
     }
-    let metrics = crate::client()
-        .get(ingress.admin_url("/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let metrics = ingress.metrics().await;
     assert!(metrics.contains("ingress_websocket_tunnels 1"), "{metrics}");
     socket
         .send(ws::Message::Close(Some(ws::CloseCode::Normal.into())))
