@@ -134,6 +134,7 @@ impl SharedRules {
         let removed: i64 = bounded(invocation.invoke_async(&mut self.connection.clone()))
             .await
             .map_err(unavailable)?;
+        self.answered();
         Ok(removed == 1)
     }
 
@@ -148,9 +149,17 @@ impl SharedRules {
             .arg(rule.id())
             .arg(spec)
             .arg(MAX_STORED_RULES);
-        bounded(invocation.invoke_async(&mut self.connection.clone()))
+        let outcome = bounded(invocation.invoke_async(&mut self.connection.clone()))
             .await
-            .map_err(unavailable)
+            .map_err(unavailable)?;
+        self.answered();
+        Ok(outcome)
+    }
+
+    /// Redis answered a write: the next read asks it again, so this replica sees its own write
+    /// at once even inside a [`READ_BACKOFF`] window.
+    fn answered(&self) {
+        self.lock().quiet_until = None;
     }
 
     /// The current set: the cached one while the version has not moved.

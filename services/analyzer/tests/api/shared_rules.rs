@@ -135,6 +135,15 @@ async fn redis_away_loses_nothing() {
         started.elapsed()
     );
     redis.container.unpause().await.expect("unpause Redis");
+    let fresh = json!({ "ruleId": "fresh", "pattern": "y", "message": "m" });
+    let (status, _) = status_and_text(app.post("/rules", &fresh).await).await;
+    assert_eq!(status, 201, "writes work again");
+    let (status, seen) = status_and_text(app.get("/rules").await).await;
+    assert_eq!(status, 200);
+    assert!(
+        seen.contains(r#""ruleId":"fresh""#),
+        "the replica that wrote it lists it at once: {seen}"
+    );
     // The unconfirmed write may have landed once Redis woke: whichever it is, the replicas
     // agree once the first one asks Redis again, and nothing stored before is gone.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -154,7 +163,4 @@ async fn redis_away_loses_nothing() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let fresh = json!({ "ruleId": "fresh", "pattern": "y", "message": "m" });
-    let (status, _) = status_and_text(app.post("/rules", &fresh).await).await;
-    assert_eq!(status, 201, "writes work again");
 }
