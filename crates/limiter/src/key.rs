@@ -55,8 +55,9 @@ impl KeyDigest {
         }
     }
 
-    /// A byte that spreads keys evenly over shards (the digest is uniform).
-    pub(crate) fn shard_byte(&self) -> u8 {
+    /// A byte that spreads a group's decision counters over their stripes (the digest is
+    /// uniform). Where a bucket is stored is the memory store's seeded hash, never this.
+    pub(crate) fn stripe_byte(&self) -> u8 {
         self.0[15]
     }
 }

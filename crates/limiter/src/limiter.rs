@@ -171,7 +171,7 @@ impl Limiter {
                 let (decision, source) = store.decide(&group.name, bucket, &group.gcra, now).await;
                 group
                     .counters
-                    .record_decision(key.shard_byte(), &decision, source);
+                    .record_decision(key.stripe_byte(), &decision, source);
                 decision
             })),
         }

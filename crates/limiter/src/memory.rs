@@ -1,35 +1,36 @@
 //! The in-memory backend: GCRA state in a bounded, sharded table that forgets what costs
-//! nothing first.
+//! nothing first, across the whole store.
 //!
 //! The key is attacker-influenced on IP-keyed groups, so an unbounded map is the denial of
 //! service the limiter exists to prevent; but *what* a bounded map forgets decides whether a
 //! flood of fresh keys can reset the one budget that matters. A bucket whose theoretical
 //! arrival time (TAT) is at or before now is full: forgetting it changes no decision. A bucket
-//! whose TAT is ahead of now is in debt: it is the budget being enforced. So when a shard is
-//! full, the bucket with the smallest TAT goes: a full one while there is any, and only when
-//! every bucket is in debt the one whose debt ends soonest (counted as `evicted`). A flood of
-//! one-request keys (each a few seconds in debt) cannot push out a key that spent its hour.
+//! whose TAT is ahead of now is in debt: it is the budget being enforced. So when the store is
+//! full and a new key comes, the bucket with the least TAT *of the whole store* goes: a full
+//! one while there is any, anywhere, and only when every bucket is in debt the one whose debt
+//! ends soonest (counted as `evicted`). The new key is always kept: a key that could not be
+//! stored would start from a full budget on every request.
 //!
-//! Each shard is a `hashbrown` table keyed by the digest (already uniform, so its bytes are
-//! the hash) beside a lazy min-heap of TATs: a decision touches only the table; the heap
-//! holds one entry per bucket with the TAT it had when pushed, never more than its TAT now
-//! (a TAT only grows), so the heap's least entry that is not stale is the least TAT of all.
-//! A stale entry met at eviction is pushed again with its bucket's TAT now.
+//! The fast path is one shard's lock: a bucket already held, or a new one while the store has
+//! room (one atomic count of the whole store's buckets). Only a new key meeting a full store
+//! takes the slow path: every shard's lock, in shard order, so the store stands still while its
+//! least TAT is found and forgotten and the new bucket goes in; requests on the fast path hold
+//! one lock at a time and never wait for a second, so nothing deadlocks.
 //!
-//! The bound is the whole store's (`max_tracked_keys`, one atomic count taken when a bucket
-//! is added), so as many live keys as the bound fit however unevenly they fall on the shards;
-//! a shard also stops at twice its share, so keys aimed at one shard cannot take the rest.
-//! When a bucket must go, it is the least TAT *of its shard*: exact within the shard, where
-//! the key's digest put it. A key aimed at a victim's shard only pushes out the victim by
-//! being deeper in debt than the victim, which costs the attacker that budget on every key.
+//! Shard and slot come from a hash seeded per process (`placement`): a client who knows the
+//! code cannot aim its keys at one shard, and where they land changes nothing about what is
+//! forgotten anyway.
+
+mod buckets;
+mod placement;
 
 use crate::decision::Decision;
 use crate::gcra::Gcra;
 use crate::key::KeyDigest;
 use crate::metrics::GroupCounters;
-use hashbrown::HashTable;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use buckets::Buckets;
+use placement::Placement;
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -44,16 +45,6 @@ pub struct BucketKey {
     pub key: KeyDigest,
 }
 
-impl BucketKey {
-    /// The table's hash: the digest's bytes (uniform already), mixed with the group.
-    fn hash(&self) -> u64 {
-        let bytes = self.key.as_bytes();
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[..8]);
-        u64::from_le_bytes(word) ^ (u64::from(self.group) << 48)
-    }
-}
-
 /// What one decision did to the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stored {
@@ -63,112 +54,24 @@ pub struct Stored {
     pub evicted: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    bucket: BucketKey,
-    tat: u64,
-}
-
-/// One shard's buckets.
-#[derive(Debug)]
-struct Buckets {
-    table: HashTable<Slot>,
-    /// Least TAT first; an entry's TAT is at most its bucket's TAT now.
-    heap: BinaryHeap<Reverse<(u64, BucketKey)>>,
-    capacity: usize,
-}
-
-impl Buckets {
-    /// Room allocated for `expected` buckets, growing to at most `capacity`.
-    fn new(expected: usize, capacity: usize) -> Self {
-        Self {
-            table: HashTable::with_capacity(expected),
-            heap: BinaryHeap::with_capacity(expected),
-            capacity,
-        }
-    }
-
-    /// Decides on `bucket`; a new bucket is kept when `room` grants a place in the store (or
-    /// the shard forgets its least bucket for it).
-    fn decide(
-        &mut self,
-        bucket: BucketKey,
-        gcra: &Gcra,
-        now: u64,
-        room: impl FnOnce() -> bool,
-    ) -> Stored {
-        let hash = bucket.hash();
-        if let Some(slot) = self.table.find_mut(hash, |slot| slot.bucket == bucket) {
-            let (decision, next) = gcra.decide(Some(slot.tat), now);
-            if let Some(next) = next {
-                slot.tat = next;
-            }
-            return Stored {
-                decision,
-                evicted: false,
-            };
-        }
-        let (decision, next) = gcra.decide(None, now);
-        let Some(tat) = next else {
-            return Stored {
-                decision,
-                evicted: false,
-            };
-        };
-        let evicted = match self.table.len() < self.capacity && room() {
-            true => false,
-            false => match self.forget_least(now) {
-                Some(in_debt) => in_debt,
-                // Nothing here to forget and no room elsewhere: this bucket is the one forgotten.
-                None => {
-                    return Stored {
-                        decision,
-                        evicted: tat > now,
-                    };
-                }
-            },
-        };
-        self.table
-            .insert_unique(hash, Slot { bucket, tat }, |slot| slot.bucket.hash());
-        self.heap.push(Reverse((tat, bucket)));
-        Stored { decision, evicted }
-    }
-
-    /// Forgets the bucket with the least TAT: `Some(true)` when it was still in debt, `None`
-    /// when the shard holds none.
-    fn forget_least(&mut self, now: u64) -> Option<bool> {
-        while let Some(Reverse((pushed, bucket))) = self.heap.pop() {
-            let Ok(entry) = self
-                .table
-                .find_entry(bucket.hash(), |slot| slot.bucket == bucket)
-            else {
-                continue;
-            };
-            let tat = entry.get().tat;
-            if tat > pushed {
-                self.heap.push(Reverse((tat, bucket)));
-                continue;
-            }
-            entry.remove();
-            return Some(tat > now);
-        }
-        None
-    }
-}
-
 /// One shard, alone on its cache lines (two, for the adjacent-line prefetcher), so two cores
 /// on two shards never write to one line.
 #[derive(Debug)]
 #[repr(align(128))]
 struct Shard(Mutex<Buckets>);
 
+/// Every shard's lock, held by the slow path.
+type AllShards<'a> = SmallVec<[MutexGuard<'a, Buckets>; SHARDS]>;
+
 /// A bounded map of bucket states.
 #[derive(Debug)]
 pub struct MemoryStore {
     shards: Box<[Shard]>,
-    /// Buckets held in all shards; never more than `max_tracked_keys`.
+    /// Buckets held in all shards; never more than `max_tracked_keys`. It only grows: once the
+    /// store is full, every bucket added replaces one forgotten.
     tracked: AtomicUsize,
     max_tracked_keys: usize,
+    placement: Placement,
 }
 
 impl MemoryStore {
@@ -177,25 +80,24 @@ impl MemoryStore {
         let max_tracked_keys = max_tracked_keys.max(1);
         let shard_count = SHARDS.min(max_tracked_keys);
         let share = max_tracked_keys.div_ceil(shard_count);
-        let per_shard = (2 * share).min(max_tracked_keys);
         let shards = (0..shard_count)
-            .map(|_| Shard(Mutex::new(Buckets::new(share, per_shard))))
+            .map(|_| Shard(Mutex::new(Buckets::new(share))))
             .collect();
         Self {
             shards,
             tracked: AtomicUsize::new(0),
             max_tracked_keys,
+            placement: Placement::random(),
         }
     }
 
     /// Decides one request at `now` (nanoseconds on the limiter's clock).
     pub fn decide(&self, bucket: BucketKey, gcra: &Gcra, now: u64) -> Stored {
-        let mut shard = lock(&self.shards[self.shard_index(&bucket.key)].0);
-        shard.decide(bucket, gcra, now, || self.room())
+        self.decide_then(bucket, gcra, now, |_, _| {})
     }
 
-    /// [`Self::decide`], counted in `counters` while the shard is still locked: for a store
-    /// that is its groups' only writer (a limiter's memory backend, not Redis's fallback).
+    /// [`Self::decide`], counted in `counters` while the bucket's shard is still locked: for a
+    /// store that is its groups' only writer (a limiter's memory backend, not Redis's fallback).
     pub(crate) fn decide_counted(
         &self,
         bucket: BucketKey,
@@ -203,11 +105,74 @@ impl MemoryStore {
         now: u64,
         counters: &GroupCounters,
     ) -> Decision {
-        let index = self.shard_index(&bucket.key);
-        let mut shard = lock(&self.shards[index].0);
-        let stored = shard.decide(bucket, gcra, now, || self.room());
-        counters.record_serialized(index, &stored.decision, stored.evicted);
-        stored.decision
+        let record = |shard: usize, stored: &Stored| {
+            counters.record_serialized(shard, &stored.decision, stored.evicted);
+        };
+        self.decide_then(bucket, gcra, now, record).decision
+    }
+
+    /// Decides, then hands the outcome and the bucket's shard to `record` while that shard's
+    /// lock is still held.
+    fn decide_then(
+        &self,
+        bucket: BucketKey,
+        gcra: &Gcra,
+        now: u64,
+        record: impl FnOnce(usize, &Stored),
+    ) -> Stored {
+        let hash = self.placement.hash(&bucket);
+        let index = Placement::shard(hash, self.shards.len());
+        {
+            let mut shard = lock(&self.shards[index].0);
+            let decision = match shard.decide_held(hash, bucket, gcra, now) {
+                Some(decision) => Some(decision),
+                None if self.room() => {
+                    Some(shard.insert_new(hash, bucket, gcra, now, &self.placement))
+                }
+                None => None,
+            };
+            if let Some(decision) = decision {
+                let stored = Stored {
+                    decision,
+                    evicted: false,
+                };
+                record(index, &stored);
+                return stored;
+            }
+        }
+        let mut shards = self.lock_all();
+        // Another request may have stored this bucket while no lock was held.
+        let stored = match shards[index].decide_held(hash, bucket, gcra, now) {
+            Some(decision) => Stored {
+                decision,
+                evicted: false,
+            },
+            None => {
+                let forgotten = self.forget_least(&mut shards);
+                let decision = shards[index].insert_new(hash, bucket, gcra, now, &self.placement);
+                Stored {
+                    decision,
+                    evicted: forgotten.is_some_and(|tat| tat > now),
+                }
+            }
+        };
+        record(index, &stored);
+        stored
+    }
+
+    /// Forgets the bucket with the least TAT of the whole store and returns that TAT.
+    fn forget_least(&self, shards: &mut AllShards<'_>) -> Option<u64> {
+        let (index, _) = shards
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(index, shard)| Some((index, shard.least_tat(&self.placement)?)))
+            .min_by_key(|&(_, tat)| tat)?;
+        shards[index].forget_least(&self.placement)
+    }
+
+    /// Every shard's lock, always taken in shard order.
+    fn lock_all(&self) -> AllShards<'_> {
+        self.shards.iter().map(|shard| lock(&shard.0)).collect()
     }
 
     /// Takes a place for one more bucket, if the store has one.
@@ -221,10 +186,7 @@ impl MemoryStore {
 
     /// Buckets tracked now.
     pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|shard| lock(&shard.0).table.len())
-            .sum()
+        self.shards.iter().map(|shard| lock(&shard.0).len()).sum()
     }
 
     /// True when no bucket is tracked.
@@ -236,10 +198,6 @@ impl MemoryStore {
     pub fn capacity(&self) -> usize {
         self.max_tracked_keys
     }
-
-    fn shard_index(&self, key: &KeyDigest) -> usize {
-        usize::from(key.shard_byte()) % self.shards.len()
-    }
 }
 
 /// A poisoned shard still holds valid bucket states (each update is one assignment).
@@ -247,5 +205,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+#[cfg(test)]
+mod property_tests;
 #[cfg(test)]
 mod tests;

@@ -110,7 +110,7 @@ impl SlidingWindow {
 
     fn count(&self, subject: KeyDigest, decision: &Decision, source: Source) {
         if let Some(counters) = &self.counters {
-            counters.record_decision(subject.shard_byte(), decision, source);
+            counters.record_decision(subject.stripe_byte(), decision, source);
         }
     }
 }
