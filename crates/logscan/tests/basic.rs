@@ -66,6 +66,18 @@ const TRUE_CASES: &[Case] = &[
         "import sys\n\ndef warn(msg):\n    print(msg, file=sys.stderr)\n",
         &[(PRINT, 4)],
     ),
+    // Printed to stderr, but neither an error told nor a warning: debugging.
+    (
+        "src/cache.rs",
+        "fn get(v: &V) {\n    eprintln!(\"value {v:?}\");\n}\n",
+        &[(PRINT, 2)],
+    ),
+    // On an error path whose logger already tells the error, the print is left over.
+    (
+        "src/Store.java",
+        "class S {\n  void f() {\n    try { x(); } catch (E e) {\n      log.error(\"save failed\", e);\n      System.err.println(e);\n    }\n  }\n}\n",
+        &[(PRINT, 5)],
+    ),
     (
         "app/orders.py",
         "def total(order):\n    print(\"here\", order)\n",

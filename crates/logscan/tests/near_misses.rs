@@ -119,6 +119,26 @@ const NEAR_MISSES: &[(&str, &str)] = &[
         "if err != nil {\n\tlogger.Info(\"save failed\", \"err\", err)\n\treturn err\n}\n",
     ),
     (
+        "src/test_helpers/client.rs",
+        "fn serve() {\n    println!(\"Listening on {addr}\");\n}\n",
+    ),
+    (
+        "dummyserver/handlers.py",
+        "def start(kind):\n    print(\"New test %s\" % kind)\n",
+    ),
+    (
+        "src/select/Evaluator.java",
+        "class E {\n  void m() {\n    System.err.println(\"WARNING: :matchText is deprecated\");\n  }\n}\n",
+    ),
+    (
+        "src/helper/Regex.java",
+        "class R {\n  void load() {\n    try { re2(); } catch (Exception e) {\n      System.err.println(\"couldn't access re2j: \" + e);\n    }\n  }\n}\n",
+    ),
+    (
+        "werkzeug/serving.py",
+        "def bind(s):\n    try:\n        s.bind()\n    except OSError as e:\n        print(e.strerror, file=sys.stderr)\n",
+    ),
+    (
         "app/tests/test_x.py",
         "logger.info(\"password=%s\", password)\nprint(x)\n",
     ),
