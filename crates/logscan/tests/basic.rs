@@ -160,6 +160,12 @@ const TRUE_CASES: &[Case] = &[
         "if err := sync(); err != nil {\n\tlogger.Debug(\"sync failed\", \"err\", err)\n\treturn nil\n}\n",
         &[(CAUGHT, 2)],
     ),
+    // Looking at the error's kind is not dealing with it: the line after is all it gets.
+    (
+        "app/fetch.py",
+        "try:\n    fetch()\nexcept Exception as e:\n    if isinstance(e, Timeout):\n        count += 1\n    logger.debug(\"fetch failed: %s\", e)\n",
+        &[(CAUGHT, 6)],
+    ),
     // The caught error's level is the problem: its context finding would repeat it.
     (
         "src/Retry.java",

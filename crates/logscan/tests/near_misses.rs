@@ -139,6 +139,22 @@ const NEAR_MISSES: &[(&str, &str)] = &[
         "def bind(s):\n    try:\n        s.bind()\n    except OSError as e:\n        print(e.strerror, file=sys.stderr)\n",
     ),
     (
+        "src/h1/dispatcher.rs",
+        "match parse() {\n    Err(err) => {\n        trace!(\"parse error {}\", &err);\n        *this.error = Some(err.into());\n    }\n}\n",
+    ),
+    (
+        "src/connect.rs",
+        "match connect(addr) {\n    Err(mut e) => {\n        trace!(\"connect error: {:?}\", e);\n        first = Some(e);\n    }\n}\n",
+    ),
+    (
+        "src/query.rs",
+        "parse(q).unwrap_or_else(move |err| {\n    log::debug!(\"query failed\");\n    ready(Err(err))\n})\n",
+    ),
+    (
+        "app/batch.py",
+        "try:\n    run()\nexcept OSError as e:\n    logger.debug(\"run failed: %s\", e)\n    self.errors.append(e)\n",
+    ),
+    (
         "app/tests/test_x.py",
         "logger.info(\"password=%s\", password)\nprint(x)\n",
     ),
