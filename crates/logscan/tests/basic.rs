@@ -66,6 +66,18 @@ const TRUE_CASES: &[Case] = &[
         "import sys\n\ndef warn(msg):\n    print(msg, file=sys.stderr)\n",
         &[(PRINT, 4)],
     ),
+    // Printed to stderr, but neither an error told nor a warning: debugging.
+    (
+        "src/cache.rs",
+        "fn get(v: &V) {\n    eprintln!(\"value {v:?}\");\n}\n",
+        &[(PRINT, 2)],
+    ),
+    // On an error path whose logger already tells the error, the print is left over.
+    (
+        "src/Store.java",
+        "class S {\n  void f() {\n    try { x(); } catch (E e) {\n      log.error(\"save failed\", e);\n      System.err.println(e);\n    }\n  }\n}\n",
+        &[(PRINT, 5)],
+    ),
     (
         "app/orders.py",
         "def total(order):\n    print(\"here\", order)\n",
@@ -147,6 +159,12 @@ const TRUE_CASES: &[Case] = &[
         "sync/sync.go",
         "if err := sync(); err != nil {\n\tlogger.Debug(\"sync failed\", \"err\", err)\n\treturn nil\n}\n",
         &[(CAUGHT, 2)],
+    ),
+    // Looking at the error's kind is not dealing with it: the line after is all it gets.
+    (
+        "app/fetch.py",
+        "try:\n    fetch()\nexcept Exception as e:\n    if isinstance(e, Timeout):\n        count += 1\n    logger.debug(\"fetch failed: %s\", e)\n",
+        &[(CAUGHT, 6)],
     ),
     // The caught error's level is the problem: its context finding would repeat it.
     (

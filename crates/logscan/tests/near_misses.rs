@@ -119,6 +119,42 @@ const NEAR_MISSES: &[(&str, &str)] = &[
         "if err != nil {\n\tlogger.Info(\"save failed\", \"err\", err)\n\treturn err\n}\n",
     ),
     (
+        "src/test_helpers/client.rs",
+        "fn serve() {\n    println!(\"Listening on {addr}\");\n}\n",
+    ),
+    (
+        "dummyserver/handlers.py",
+        "def start(kind):\n    print(\"New test %s\" % kind)\n",
+    ),
+    (
+        "src/select/Evaluator.java",
+        "class E {\n  void m() {\n    System.err.println(\"WARNING: :matchText is deprecated\");\n  }\n}\n",
+    ),
+    (
+        "src/helper/Regex.java",
+        "class R {\n  void load() {\n    try { re2(); } catch (Exception e) {\n      System.err.println(\"couldn't access re2j: \" + e);\n    }\n  }\n}\n",
+    ),
+    (
+        "werkzeug/serving.py",
+        "def bind(s):\n    try:\n        s.bind()\n    except OSError as e:\n        print(e.strerror, file=sys.stderr)\n",
+    ),
+    (
+        "src/h1/dispatcher.rs",
+        "match parse() {\n    Err(err) => {\n        trace!(\"parse error {}\", &err);\n        *this.error = Some(err.into());\n    }\n}\n",
+    ),
+    (
+        "src/connect.rs",
+        "match connect(addr) {\n    Err(mut e) => {\n        trace!(\"connect error: {:?}\", e);\n        first = Some(e);\n    }\n}\n",
+    ),
+    (
+        "src/query.rs",
+        "parse(q).unwrap_or_else(move |err| {\n    log::debug!(\"query failed\");\n    ready(Err(err))\n})\n",
+    ),
+    (
+        "app/batch.py",
+        "try:\n    run()\nexcept OSError as e:\n    logger.debug(\"run failed: %s\", e)\n    self.errors.append(e)\n",
+    ),
+    (
         "app/tests/test_x.py",
         "logger.info(\"password=%s\", password)\nprint(x)\n",
     ),

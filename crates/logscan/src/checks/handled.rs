@@ -1,6 +1,7 @@
 //! Whether an error-handling block deals with its error on purpose, so that a low-level line in
 //! it is a breadcrumb rather than the only trace of a failure: the error is passed on (Python's
-//! `raise`; `throw e`, `return err`, `Err(e.into())`, a callback given it), logged at warn or
+//! `raise`; `throw e`, `return err`, `Err(e.into())`, a callback given it), kept or given to
+//! other code outside the log and print calls (`first = Some(e)`), logged at warn or
 //! error in the same block, dismissed by name (`Err(_)`, `_e`, a pattern for one specific
 //! variant such as `Err(Error::Reset(..))`), dispatched on by kind (`match e {`), only looked
 //! at (`match &result`: the result goes on), retried after a back-off or sleep, an optional import, or the line itself
@@ -43,6 +44,7 @@ static BOUND: LazyLock<Regex> = LazyLock::new(|| {
         r"\bas\s+(?P<python>\w+)\s*:|\bcatch\s*\((?P<catch>[^)]*)\)",
         r"|\b(?P<go>\w*(?:err|Err)\w*)\s*!=\s*nil",
         r"|\bErr\s*\((?P<rust>(?:[^()]|\([^()]*\))*)\)",
+        r"|^\.\s*\w+\s*\(\s*(?:move\s+)?\|\s*(?:mut\s+)?(?P<closure>\w+)",
     ))
     .expect("constant pattern compiles")
 });
@@ -81,7 +83,7 @@ pub(super) fn handled(scan: &Scan<'_>, block: &Block) -> bool {
     if PASSING_HEADER.is_match(header) || OPTIONAL_IMPORT.is_match(header_line) {
         return true;
     }
-    let error = bound_name(source, block);
+    let (error, bound_at) = bound_name(source, block).unzip();
     if error.as_deref().is_some_and(|name| name.starts_with('_')) {
         return true;
     }
@@ -119,6 +121,11 @@ pub(super) fn handled(scan: &Scan<'_>, block: &Block) -> bool {
     // Cheapest first: most blocks are settled by one of the early answers.
     logged_high()
         || passes_on(source, body.clone(), error.as_deref())
+        || used_beyond_calls(
+            scan,
+            bound_at.unwrap_or(0).max(body.start)..body.end,
+            error.as_deref(),
+        )
         || dispatched(source, body.clone(), error.as_deref())
         || retried()
         || inspected(source, block)
@@ -193,9 +200,51 @@ fn passes_on(source: &Source<'_>, body: Range<usize>, error: Option<&str>) -> bo
         })
 }
 
-/// The name the error is bound to by `block`'s opener; `_` for a pattern that names one
-/// specific variant (`Err(Error::Reset(..))`, `Err(httparse::Error::Version)`).
-fn bound_name(source: &Source<'_>, block: &Block) -> Option<String> {
+/// Whether the error named `error` is used in `body` outside every log and print call: stored
+/// (`err = Some(e)`, `*this.error = Some(err.into())`), wrapped into what the block returns
+/// (`ready(Err(err))`, `Error::tx(err)`), or given to other code; then the line is a breadcrumb.
+fn used_beyond_calls(scan: &Scan<'_>, body: Range<usize>, error: Option<&str>) -> bool {
+    let Some(name) = error else {
+        return false;
+    };
+    if body.is_empty() {
+        return false;
+    }
+    let source = &scan.source;
+    let first = scan.calls.partition_point(|call| call.start < body.start);
+    let in_call = |at: usize| {
+        scan.calls[first..]
+            .iter()
+            .take_while(|call| call.start <= at)
+            .any(|call| (call.start..call.args.end).contains(&at))
+    };
+    // A condition only looks at the error (`if err instanceof Timeout`): the branch it opens
+    // is read for itself, and the code after it still has the error to deal with.
+    let in_condition = |at: usize| {
+        let statement = source.text[source.line_bounds(at).start..at]
+            .trim_start()
+            .trim_start_matches(['}', ' ']);
+        ["if ", "if(", "elif ", "else if", "while ", "while("]
+            .iter()
+            .any(|keyword| statement.starts_with(keyword))
+    };
+    let text = &source.text[body.clone()];
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        source.is_code(body.start + at)
+            && !before.is_some_and(|c| is_ident(c) || c == '.')
+            && !after.is_some_and(is_ident)
+            && !in_call(body.start + at)
+            && !in_condition(body.start + at)
+    })
+}
+
+/// The name the error is bound to by `block`'s opener, and where the binding ends; `_` for a
+/// pattern that names one specific variant (`Err(Error::Reset(..))`,
+/// `Err(httparse::Error::Version)`).
+fn bound_name(source: &Source<'_>, block: &Block) -> Option<(String, usize)> {
     let line = source.line_bounds(block.header.start);
     // The opener's line, and for `if let Err(…)` the pattern that follows the parenthesis.
     let end = char_floor(
@@ -203,13 +252,18 @@ fn bound_name(source: &Source<'_>, block: &Block) -> Option<String> {
         source.text.len().min(line.end.max(block.header.end + 256)),
     );
     let captures = BOUND.captures(&source.text[block.header.start..end])?;
-    if let Some(name) = captures.name("python").or(captures.name("go")) {
-        return Some(name.as_str().to_owned());
+    let bound_at = block.header.start + captures.get(0)?.end();
+    let plain = captures
+        .name("python")
+        .or(captures.name("go"))
+        .or(captures.name("closure"));
+    if let Some(name) = plain {
+        return Some((name.as_str().to_owned(), bound_at));
     }
     if let Some(pattern) = captures.name("rust") {
         let pattern = pattern.as_str().trim();
         if pattern.contains("::") || pattern.starts_with(char::is_uppercase) {
-            return Some("_".to_owned());
+            return Some(("_".to_owned(), bound_at));
         }
     }
     let pattern = captures.name("catch").or(captures.name("rust"))?.as_str();
@@ -217,7 +271,7 @@ fn bound_name(source: &Source<'_>, block: &Block) -> Option<String> {
     pattern
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .rfind(|word| !word.is_empty() && *word != "ref" && *word != "mut")
-        .map(str::to_owned)
+        .map(|name| (name.to_owned(), bound_at))
 }
 
 /// Whether `word` occurs as a whole identifier in the code (not the strings) of `span`.

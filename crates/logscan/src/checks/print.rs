@@ -3,7 +3,8 @@
 //! examples, benchmarks and programs' entry points (their output is the point, unless the print
 //! says it is debugging: `dbg!`, "DEBUG …", a `TODO` on its line), prints the
 //! ecosystem's own suppression marks as intended, a message printed right before the program
-//! exits or aborts, a wrapper that forwards its own arguments (`log(...args) {
+//! exits or aborts, an error or a warning told on stderr (its message says so, or it is in a
+//! caught error's handler that logs nothing), a wrapper that forwards its own arguments (`log(...args) {
 //! console.log(...args) }`), and a print that logs a secret (that is reported once, as
 //! sensitive data).
 
@@ -66,6 +67,7 @@ fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
         || scan.suppressions.intends_print(source, call.start)
         || forwards_arguments(&source.text[call.args.clone()])
         || writes_to_given_stream(source, call)
+        || reports_on_stderr(scan, call)
     {
         return false;
     }
@@ -146,6 +148,43 @@ fn settles_to_exit(source: &crate::source::Source<'_>, from: usize, between: &st
         let statement = statement.trim().trim_start_matches([')', '}']).trim();
         statement.is_empty() || BEFORE_EXIT.is_match(statement)
     })
+}
+
+/// Whether a print to the standard error stream (`eprintln!`, `System.err`, Python's
+/// `file=sys.stderr`) tells the user of an error or a warning: its message opens by saying so
+/// ("Error: …", "WARNING: …", "deprecated"), or it lies in a caught error's handler that logs
+/// nothing (where a logger tells the error, the print beside it is left over).
+fn reports_on_stderr(scan: &Scan<'_>, call: &Call) -> bool {
+    let source = &scan.source;
+    let callee: String = call.callee.split_whitespace().collect();
+    let stderr = callee.starts_with("eprint")
+        || callee.starts_with("System.err")
+        || (source.language == crate::Language::Python
+            && TO_STREAM
+                .captures(&source.text[call.args.clone()])
+                .and_then(|captures| captures.name("stream"))
+                .is_some_and(|stream| matches!(stream.as_str(), "sys.stderr" | "sys.__stderr__")));
+    if !stderr {
+        return false;
+    }
+    let says_so = crate::args::literal_bodies(source, call.args.clone())
+        .first()
+        .is_some_and(|body| {
+            let opening = body.trim_start().to_ascii_lowercase();
+            ["error", "warning", "deprecat", "fatal"]
+                .iter()
+                .any(|word| opening.starts_with(word))
+        });
+    // On an error path the print is how the error is told, unless a logger there tells it.
+    let in_quiet_handler = || {
+        scan.blocks().iter().any(|block| {
+            block.range.contains(&call.start)
+                && !scan.calls.iter().any(|other| {
+                    matches!(other.kind, CallKind::Log(_)) && block.range.contains(&other.start)
+                })
+        })
+    };
+    says_so || in_quiet_handler()
 }
 
 /// Whether a Python print writes to a stream it was given (`file=fh`, `file=self.out`) rather

@@ -1,8 +1,9 @@
 //! What a file, or a part of it, is for: library code (every check applies), tests (none do),
 //! examples and benchmarks (demonstrations: only secrets still matter), or a program's
 //! command-line entry point (its prints are its output). Read from the path the way each
-//! ecosystem lays projects out, and from the code: `#[cfg(test)]` items and `#[test]`
-//! functions are tests; Python's `if __name__ == "__main__":` suite and top-level `main()` are
+//! ecosystem lays projects out (test support directories such as `test_helpers/`,
+//! `testutil/`, `mocks/` or a `dummyserver/` count as tests), and from the code: `#[cfg(test)]`
+//! items and `#[test]` functions are tests; Python's `if __name__ == "__main__":` suite and top-level `main()` are
 //! a script's; a file with an entry point (a `main` function in Java or Rust, Go's `package
 //! main`, a `#!` line) or that reads its command line (`argparse`, `click`, `sys.argv`,
 //! `process.argv`, `os.Args`) is a program's.
@@ -28,7 +29,11 @@ pub(crate) enum Role {
 }
 
 /// Directories that hold tests, as path segments.
-const TEST_DIRECTORIES: [&str; 6] = ["tests", "test", "__tests__", "testdata", "spec", "testing"];
+/// (`tests`, `testdata`, `testing` begin as test support does.)
+const TEST_DIRECTORIES: [&str; 2] = ["__tests__", "spec"];
+/// How the names of directories of test support code begin: `test_helpers`, `testutil`,
+/// `mocks`, `fakes`, a `dummyserver` that tests talk to.
+const TEST_SUPPORT_PREFIXES: [&str; 5] = ["test", "mock", "fake", "dummy", "stub"];
 /// Endings of test file names.
 const TEST_SUFFIXES: [&str; 6] = [
     "_test.go",
@@ -247,7 +252,13 @@ pub(crate) fn role_of_path(path: &str) -> Role {
         || TEST_INFIXES.iter().any(|infix| file_name.contains(infix))
         || (file_name.starts_with("test_") && file_name.ends_with(".py"))
         || matches!(file_name, "conftest.py" | "tests.rs");
-    if test_name || in_directory(&TEST_DIRECTORIES) {
+    let test_support = directories.iter().any(|segment| {
+        let segment = segment.to_ascii_lowercase();
+        TEST_SUPPORT_PREFIXES
+            .iter()
+            .any(|prefix| segment.starts_with(prefix))
+    });
+    if test_name || test_support || in_directory(&TEST_DIRECTORIES) {
         Role::Test
     } else if in_directory(&EXAMPLE_DIRECTORIES) {
         Role::Example

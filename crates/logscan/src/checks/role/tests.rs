@@ -17,6 +17,13 @@ fn paths_say_what_a_file_is_for() {
         ("cmd/server/server.go", Role::Cli),
         ("pip/_internal/commands/list.py", Role::Cli),
         ("config_loader.rs", Role::Library),
+        ("src/test_helpers/test_client.rs", Role::Test),
+        ("dummyserver/handlers.py", Role::Test),
+        ("internal/testutil/db.go", Role::Test),
+        ("src/mocks/api.ts", Role::Test),
+        ("pkg/testdata/x.go", Role::Test),
+        ("src/latest/contest.rs", Role::Library),
+        ("src/protest.py", Role::Library),
     ];
     for (path, role) in cases {
         assert_eq!(role_of_path(path), role, "{path}");
