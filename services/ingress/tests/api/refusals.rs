@@ -210,3 +210,31 @@ async fn an_origin_body_that_looks_like_a_parser_error_is_passed_untouched() {
         "only the answer's own: {secure}"
     );
 }
+
+#[actix_web::test]
+async fn a_malformed_request_pipelined_after_one_with_a_body_gets_hyper_400_with_hsts() {
+    let origin = RawOrigin::start(Behaviour::Answer(
+        "HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello",
+    ))
+    .await;
+    let cert = DevCert::make();
+    let ingress = cert.ingress(&routes(&origin.url()), &[]);
+    let pipelined = "POST /x HTTP/1.1\r\nHost: api.localhost\r\ncontent-length: 3\r\n\r\nabcBAD / HTTP/1.1\r\nHost a\r\n\r\n";
+    let secure = cert.raw(ingress.tls(), pipelined.as_bytes()).await;
+    let second = secure
+        .find("HTTP/1.1 400")
+        .expect("hyper's 400 after the answer");
+    let (answered, refused) = secure.split_at(second);
+    assert!(answered.starts_with("HTTP/1.1 200 OK\r\n"), "{secure}");
+    assert!(
+        answered.contains(HSTS_LINE) && answered.ends_with("\r\n\r\nhello"),
+        "{secure}"
+    );
+    assert!(
+        refused.starts_with(&format!(
+            "HTTP/1.1 400 Bad Request\r\n{HSTS_LINE}connection: close\r\n"
+        )),
+        "{secure}"
+    );
+    assert_eq!(origin.received(), 1);
+}
