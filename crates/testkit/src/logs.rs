@@ -42,6 +42,14 @@ impl Captured {
             .collect()
     }
 
+    /// The request log line (`answered`) a service wrote inside the span of the request
+    /// whose id is `request_id`, if there is one.
+    pub fn answered(&self, request_id: &str) -> Option<Value> {
+        self.lines()
+            .into_iter()
+            .find(|line| line["message"] == "answered" && line["span"]["request_id"] == request_id)
+    }
+
     /// The lines whose text contains `needle` anywhere (a field, the span).
     pub fn containing(&self, needle: &str) -> Vec<Value> {
         self.lines()

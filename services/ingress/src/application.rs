@@ -11,7 +11,7 @@ use crate::config::IngressConfig;
 use crate::metrics::Metrics;
 use crate::origin::{self, Pools};
 use crate::proxy::Proxy;
-use crate::server;
+use crate::server::{self, TlsServing};
 use crate::settings::Settings;
 use crate::tls::{Edge, Tls, Transports};
 use crate::workers::{self, Listeners};
@@ -121,7 +121,10 @@ impl Application {
         };
         let forever = (CancellationToken::new(), TaskTracker::new());
         tokio::spawn(server::serve(admin_listener, answer, forever.0, forever.1));
-        let hsts = config.estate.hsts;
+        let serving = TlsServing {
+            hsts: config.estate.hsts,
+            http2_idle_timeout: config.estate.http2_idle_timeout,
+        };
         let proxy = Arc::new(Proxy::new(config, &pools, metrics, tasks.clone()));
         let tls = match tls {
             Some((listener, tls)) => Some((listener, watch(tls, &stop)?)),
@@ -129,7 +132,7 @@ impl Application {
         };
         let edge = Edge::new(
             proxy,
-            hsts,
+            serving,
             transports.plain_http,
             tls_addr.map(|addr| addr.port()),
         );

@@ -15,7 +15,7 @@
 //! - [`proxy`]: RFC 9112 checks, matching on the normalized path, forwarding with connect
 //!   retry (and no request sent in a loop), headers, WebSocket tunnels, the edge's own
 //!   400, 502 and 504.
-//! - [`server`]: the accept loop and graceful stop; [`workers`]: one thread and runtime per
+//! - [`server`]: the accept loop and graceful stop; [`idle`]: the HTTP/2 idle timeout; [`workers`]: one thread and runtime per
 //!   core on the proxied port ([`worker_index`]: which one is running); [`application`]:
 //!   build, serve, drain.
 //! - [`admin`]: `/health` and `/metrics` on their own port; [`metrics`]: what they count.
@@ -26,6 +26,7 @@ pub mod admin;
 pub mod application;
 pub mod cli;
 pub mod config;
+pub mod idle;
 pub mod metrics;
 pub mod origin;
 pub mod proxy;

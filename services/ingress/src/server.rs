@@ -1,11 +1,12 @@
 //! The accept loops: plain HTTP/1.1 (the proxy's plain port and the admin port) and TLS (the
 //! proxy's TLS port: HTTP/2 or HTTP/1.1 as ALPN chose). Both keep connections alive, allow upgrades, run one task per connection and
-//! stop gracefully: when `stop` is cancelled the listener closes (new connections are
+//! stop gracefully (an HTTP/2 connection also after [`crate::idle`]'s timeout): when `stop` is cancelled the listener closes (new connections are
 //! refused), idle connections close, in-flight HTTP/1.1 requests finish with
 //! `Connection: close` and HTTP/2 connections get a GOAWAY and finish their open streams; the
 //! caller waits for `tasks` within its deadline.
 
-use crate::tls::automatic::Automatic;
+use crate::idle::{Activity, Tracked};
+use crate::tls::automatic::{Answering, Automatic};
 use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::{Body, Incoming};
@@ -14,10 +15,10 @@ use hyper::service::Service;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use std::error::Error as StdError;
 use std::fmt::Display;
+use std::future::pending;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
@@ -56,34 +57,47 @@ pub async fn serve<F, S, B>(
         let connection = builder
             .serve_connection(TokioIo::new(stream), make(peer))
             .with_upgrades();
-        tasks.spawn(drive(connection, stop.clone(), |connection| {
+        tasks.spawn(drive(connection, stop.clone(), pending(), |connection| {
             connection.graceful_shutdown();
         }));
     })
     .await;
 }
 
-/// Serves TLS on `listener` until `stop`: `make(peer, switched)` is the connection's service,
-/// which sets `switched` when the connection becomes a tunnel (see [`Automatic`]).
+/// How the TLS port answers beside its service.
+#[derive(Debug, Clone, Copy)]
+pub struct TlsServing {
+    /// HSTS on the answers hyper writes itself (see [`Automatic`]).
+    pub hsts: bool,
+    /// How long an HTTP/2 connection with no open stream is kept.
+    pub http2_idle_timeout: Duration,
+}
+
+/// Serves TLS on `listener` until `stop`: `make(peer, answering)` is the connection's
+/// service, which tells `answering` what it hands hyper (see [`Automatic`]).
 pub async fn serve_tls<F, S, B>(
     listener: TcpListener,
     acceptor: TlsAcceptor,
-    hsts: bool,
+    serving: TlsServing,
     make: F,
     stop: CancellationToken,
     tasks: TaskTracker,
 ) where
-    F: Fn(SocketAddr, Arc<AtomicBool>) -> S,
+    F: Fn(SocketAddr, Arc<Answering>) -> S,
     S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
     S::Future: Send + 'static,
     S::Error: Into<Box<dyn StdError + Send + Sync>>,
-    B: Body<Data = Bytes> + Send + 'static,
+    B: Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
     let builders = Arc::new((http1_builder(), http2_builder()));
+    let TlsServing {
+        hsts,
+        http2_idle_timeout,
+    } = serving;
     accept_each(&listener, &stop, |stream, peer| {
-        let switched = Arc::new(AtomicBool::new(false));
-        let service = make(peer, switched.clone());
+        let answering = Arc::new(Answering::default());
+        let service = make(peer, answering.clone());
         let (acceptor, builders, stop) = (acceptor.clone(), builders.clone(), stop.clone());
         tasks.spawn(async move {
             let Some(stream) = handshake(&acceptor, stream, &stop).await else {
@@ -91,15 +105,18 @@ pub async fn serve_tls<F, S, B>(
             };
             let (http1, http2) = &*builders;
             if stream.get_ref().1.alpn_protocol() == Some(b"h2") {
+                let activity = Activity::new();
+                let service = Tracked::new(service, activity.clone());
                 let connection = http2.serve_connection(TokioIo::new(stream), service);
-                drive(connection, stop, |connection| {
+                let idle = activity.idle_for(http2_idle_timeout);
+                drive(connection, stop, idle, |connection| {
                     connection.graceful_shutdown()
                 })
                 .await;
             } else {
-                let io = TokioIo::new(Automatic::new(stream, hsts, switched));
+                let io = TokioIo::new(Automatic::new(stream, hsts, answering));
                 let connection = http1.serve_connection(io, service).with_upgrades();
-                drive(connection, stop, |connection| {
+                drive(connection, stop, pending(), |connection| {
                     connection.graceful_shutdown()
                 })
                 .await;
@@ -176,9 +193,14 @@ async fn handshake(
     }
 }
 
-/// Runs one connection; on `stop`, asks it to finish gracefully and waits for it.
-async fn drive<C, E>(connection: C, stop: CancellationToken, shutdown: fn(Pin<&mut C>))
-where
+/// Runs one connection; on `stop` or once `idle` resolves, asks it to finish gracefully (an
+/// HTTP/2 one is sent GOAWAY) and waits for it.
+async fn drive<C, E>(
+    connection: C,
+    stop: CancellationToken,
+    idle: impl Future<Output = ()>,
+    shutdown: fn(Pin<&mut C>),
+) where
     C: Future<Output = Result<(), E>>,
     E: Display,
 {
@@ -186,6 +208,11 @@ where
     let ended = tokio::select! {
         ended = connection.as_mut() => ended,
         () = stop.cancelled() => {
+            shutdown(connection.as_mut());
+            connection.await
+        }
+        () = idle => {
+            log_idle();
             shutdown(connection.as_mut());
             connection.await
         }
@@ -205,6 +232,10 @@ fn log_handshake_failed(error: &std::io::Error) {
 
 fn log_handshake_timed_out() {
     tracing::debug!("TLS handshake timed out");
+}
+
+fn log_idle() {
+    tracing::debug!("HTTP/2 connection idle: GOAWAY");
 }
 
 fn log_connection_failed(error: &dyn Display) {

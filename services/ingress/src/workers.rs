@@ -11,12 +11,12 @@
 
 use crate::server;
 use crate::tls::Edge;
+use crate::tls::automatic::{Answering, Told};
 use crate::worker_index;
 use hyper::service::service_fn;
 use std::convert::Infallible;
 use std::io;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -119,15 +119,26 @@ async fn serve_tls(
     stop: &CancellationToken,
     tasks: &TaskTracker,
 ) {
-    let hsts = edge.hsts();
-    let make = move |peer, switched: Arc<AtomicBool>| {
+    let serving = edge.tls_serving();
+    let make = move |peer, answering: Arc<Answering>| {
         let edge = edge.clone();
         service_fn(move |request| {
-            let (edge, switched) = (edge.clone(), switched.clone());
-            async move { Ok::<_, Infallible>(edge.https(peer, request, &switched).await) }
+            let (edge, answering) = (edge.clone(), answering.clone());
+            async move {
+                let response = edge.https(peer, request, &answering).await;
+                Ok::<_, Infallible>(response.map(|body| Told::new(body, answering)))
+            }
         })
     };
-    server::serve_tls(listener, acceptor, hsts, make, stop.clone(), tasks.clone()).await;
+    server::serve_tls(
+        listener,
+        acceptor,
+        serving,
+        make,
+        stop.clone(),
+        tasks.clone(),
+    )
+    .await;
 }
 
 fn log_failed(error: &io::Error) {

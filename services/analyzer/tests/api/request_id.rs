@@ -1,6 +1,6 @@
 //! The request id on the analyzer's answers: a well-formed `x-request-id` (the ingress's)
 //! comes back as sent, a request without one or with a malformed one gets a fresh one, and
-//! the envelope is the same as without it.
+//! the envelope is the same as without it; the request log line is written under that id.
 
 use crate::helpers::{TestApp, status_and_text};
 use testkit::request_id::{echoed, is_minted};
@@ -32,4 +32,24 @@ async fn every_answer_carries_the_request_id() {
             (200, r#"{"status":"UP"}"#.to_owned())
         );
     }
+}
+
+#[actix_web::test]
+async fn the_request_log_line_carries_the_request_id() {
+    const ID: &str = "edge-analyzer-request-log";
+    let logs = testkit::logs::captured();
+    let app = TestApp::spawn(&[]).await;
+    let response = app
+        .client
+        .get(app.url("/rules"))
+        .header("x-request-id", ID)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+    let line = logs
+        .answered(ID)
+        .unwrap_or_else(|| panic!("a request log line under {ID}: {:?}", logs.containing(ID)));
+    assert_eq!(line["status"], 401);
+    assert_eq!(line["level"], "INFO");
 }

@@ -6,43 +6,10 @@
 use crate::helpers::{TestApp, header};
 use backend::store::Space;
 use serde_json::{Value, json};
-use std::io::Write;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-
-/// Everything logged in this test binary, from the first call on.
-fn captured_logs() -> Arc<Mutex<Vec<u8>>> {
-    static CAPTURED: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
-    CAPTURED
-        .get_or_init(|| {
-            let buffer = Arc::new(Mutex::new(Vec::new()));
-            let sink = buffer.clone();
-            tracing_subscriber::fmt()
-                .with_ansi(false)
-                .with_writer(move || Capture(sink.clone()))
-                .try_init()
-                .expect("no other subscriber in this binary");
-            buffer
-        })
-        .clone()
-}
-
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let mut buffer = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        buffer.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[actix_web::test]
 async fn an_unreadable_record_is_a_500_with_a_reference_the_log_explains() {
-    let logs = captured_logs();
+    let logs = testkit::logs::captured();
     let app = TestApp::spawn(&[]).await;
     app.store
         .put(Space::Users, "email:eve@example.com", b"{not json", None)
@@ -71,12 +38,11 @@ async fn an_unreadable_record_is_a_500_with_a_reference_the_log_explains() {
         body,
         json!({ "status": "INTERNAL_SERVER_ERROR", "message": "stored record unreadable", "reference": reference })
     );
-    let text =
-        String::from_utf8_lossy(&logs.lock().unwrap_or_else(PoisonError::into_inner)).into_owned();
-    let line = text
-        .lines()
-        .find(|line| line.contains(&reference))
-        .unwrap_or_else(|| panic!("the reference is logged: {text}"));
+    let logged = logs.containing(&reference);
+    let line = logged
+        .first()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| panic!("the reference is logged: {:?}", logs.lines()));
     assert!(
         line.contains("json record"),
         "the cause is logged with it: {line}"

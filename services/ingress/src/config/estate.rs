@@ -16,6 +16,8 @@ pub struct Estate {
     pub drain_timeout: Duration,
     /// How long one request keeps retrying refused connections; 0 is one pass.
     pub connect_retry_deadline: Duration,
+    /// How long an HTTP/2 connection with no open stream is kept before GOAWAY.
+    pub http2_idle_timeout: Duration,
     /// `strict-transport-security` on every response.
     pub hsts: bool,
     /// The peers whose well-formed `x-request-id` is kept (`estate.requestId.trustFrom`).
@@ -48,6 +50,8 @@ pub struct HealthCheck {
     pub timeout: Duration,
 }
 
+/// Default HTTP/2 idle timeout (nginx's `keepalive_timeout`, 75 s).
+pub const DEFAULT_HTTP2_IDLE_TIMEOUT: Duration = Duration::from_secs(75);
 /// Default drain deadline.
 pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default time between health probes.
@@ -78,7 +82,19 @@ impl Estate {
             }
             pools.push(pool);
         }
+        let http2_idle_timeout = duration(
+            &raw.http2_idle_timeout,
+            "estate.http2IdleTimeout",
+            DEFAULT_HTTP2_IDLE_TIMEOUT,
+        )?;
+        if http2_idle_timeout.is_zero() {
+            return Err(invalid(
+                "estate.http2IdleTimeout".to_owned(),
+                "must be more than 0s".to_owned(),
+            ));
+        }
         Ok(Self {
+            http2_idle_timeout,
             drain_timeout: duration(
                 &raw.drain_timeout,
                 "estate.drainTimeout",

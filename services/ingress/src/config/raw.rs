@@ -63,6 +63,8 @@ pub struct RawEstate {
     /// How long a request keeps retrying origins that refuse connections (default 0s: one
     /// pass over the origins, as cloudflared).
     pub connect_retry_deadline: Option<String>,
+    /// How long an HTTP/2 connection with no open stream is kept (default 75s).
+    pub http2_idle_timeout: Option<String>,
     /// Headers the edge adds.
     #[serde(default)]
     pub edge_headers: RawEdgeHeaders,

@@ -123,3 +123,17 @@ fn an_empty_file_has_no_rules_and_bad_yaml_names_the_file() {
         "{error}"
     );
 }
+
+#[test]
+fn the_http2_idle_timeout_defaults_to_75s_and_must_be_more_than_zero() {
+    let base = "ingress:\n  - service: http_status:404\n";
+    let default = parse(base).expect("valid");
+    assert_eq!(default.estate.http2_idle_timeout, Duration::from_secs(75));
+    let set = parse(&format!("{base}estate:\n  http2IdleTimeout: 1m30s\n")).expect("valid");
+    assert_eq!(set.estate.http2_idle_timeout, Duration::from_secs(90));
+    let zero = parse(&format!("{base}estate:\n  http2IdleTimeout: 0s\n")).expect_err("zero");
+    assert_eq!(
+        zero.to_string(),
+        "estate.http2IdleTimeout: must be more than 0s"
+    );
+}

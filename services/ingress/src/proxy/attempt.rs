@@ -5,6 +5,7 @@
 //! written, how it failed decides what follows: the client's own body broke (the client's
 //! error); the origin sent something that is not an answer, or the start of one and then
 //! nothing (malformed: it acted on the request); no answer head within `responseTimeout`;
+//! an answer framed by another coding than one `chunked` (malformed too: [`super::framing`]);
 //! or the connection closed before a single byte came back, the only failure after which an
 //! idempotent request without a body may be sent again. A kept connection closing that way
 //! is the keep-alive race (the origin closed an idle connection as the request went out), so
@@ -13,6 +14,7 @@
 //! tried again for it.
 
 use super::forward::{Failure, Fault, Reply};
+use super::framing;
 use super::replay::Replay;
 use super::upstream::{BodyWatch, UpstreamBody};
 use crate::config::OriginRequest;
@@ -167,6 +169,9 @@ impl<'a> Trip<'a> {
         match result {
             Ok(response) => {
                 self.count_replay();
+                if framing::check(response.headers()).is_err() {
+                    return Attempt::Failed(Sent::Origin(Fault::Framing));
+                }
                 Attempt::Answered(Reply {
                     response,
                     connection,

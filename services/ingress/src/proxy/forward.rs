@@ -63,6 +63,10 @@ pub enum Fault {
     /// What came back is not an HTTP/1.1 answer head, or stopped inside one.
     #[error("the answer was malformed: {0}")]
     Malformed(hyper::Error),
+    /// An answer framed by another transfer coding than one `chunked` (`gzip, chunked`,
+    /// `identity`, `chunked, chunked`): never passed on.
+    #[error("the answer's Transfer-Encoding is not exactly one chunked")]
+    Framing,
     /// No answer head within `responseTimeout` of the request being sent.
     #[error("no answer within the response timeout")]
     TimedOut,
@@ -73,7 +77,7 @@ impl Fault {
     pub fn reason(&self) -> &'static str {
         match self {
             Self::Closed(_) => "closed",
-            Self::Malformed(_) => "malformed",
+            Self::Malformed(_) | Self::Framing => "malformed",
             Self::TimedOut => "timeout",
         }
     }

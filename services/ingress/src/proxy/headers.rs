@@ -30,7 +30,7 @@ pub const HSTS: HeaderValue = HeaderValue::from_static("max-age=31536000; includ
 const WEBSOCKET: &str = "websocket";
 
 /// Fields `Connection` cannot remove (besides every `X-Forwarded-*`).
-pub const END_TO_END: [HeaderName; 13] = [
+pub const END_TO_END: [HeaderName; 14] = [
     HOST,
     AUTHORIZATION,
     COOKIE,
@@ -44,6 +44,7 @@ pub const END_TO_END: [HeaderName; 13] = [
     HeaderName::from_static("x-real-ip"),
     HeaderName::from_static("x-request-id"),
     HeaderName::from_static("traceparent"),
+    HeaderName::from_static("tracestate"),
 ];
 
 /// Whether `Connection` may remove `name`.

@@ -9,8 +9,11 @@
 
 mod attempt;
 mod forward;
+mod framing;
 mod headers;
+mod prepare;
 mod recycle;
+mod redirect;
 mod replay;
 mod request_id;
 mod respond;
@@ -26,9 +29,7 @@ use crate::config::{IngressConfig, OriginRequest, Service};
 use crate::metrics::{Metrics, Open};
 use crate::origin::{Pool, Pools};
 use forward::{Failure, Fault, Reply};
-use http::header::HOST;
-use http::uri::{PathAndQuery, Uri};
-use http::{Request, Response, StatusCode, Version};
+use http::{Request, Response, StatusCode};
 use http_body_util::Either;
 use hyper::body::Incoming;
 use recycle::Recycling;
@@ -86,17 +87,45 @@ impl Proxy {
     pub async fn handle(
         &self,
         peer: SocketAddr,
+        request: Request<Incoming>,
+    ) -> Response<ProxyBody> {
+        self.answer(peer, request, None).await
+    }
+
+    /// Answers one request from `peer` on a plain port that redirects to `tls_port`: checked,
+    /// given its id, matched and counted as [`Self::handle`] does, then sent to HTTPS.
+    pub async fn redirect(
+        &self,
+        peer: SocketAddr,
+        request: Request<Incoming>,
+        tls_port: u16,
+    ) -> Response<ProxyBody> {
+        self.answer(peer, request, Some(tls_port)).await
+    }
+
+    async fn answer(
+        &self,
+        peer: SocketAddr,
         mut request: Request<Incoming>,
+        redirect_to: Option<u16>,
     ) -> Response<ProxyBody> {
         let started = Instant::now();
         let _inflight = Open::new(&self.metrics.inflight);
         let mut stamp = request_id::Stamp::take(&mut request, peer, &self.config.estate);
-        let mut response = match strict::check(&request) {
-            Ok(checked) => {
+        let mut response = match (strict::check(&request), redirect_to) {
+            (Ok(checked), None) => {
                 self.routed(peer, request, checked, started, &mut stamp)
                     .await
             }
-            Err(refusal) => self.refused(&refusal),
+            (Ok(checked), Some(port)) => {
+                let (index, _) = self.config.find(&checked.host, checked.path.matched());
+                stamp.matched(index);
+                let response = redirect::to_https(&request, &checked, port);
+                let code = response.status().as_u16();
+                self.metrics.answered(index, code, started.elapsed());
+                response
+            }
+            (Err(refusal), _) => self.refused(&refusal),
         };
         stamp.finish(&mut response);
         response
@@ -126,11 +155,11 @@ impl Proxy {
         response
     }
 
-    /// The edge's 400, before any rule.
+    /// The edge's 400, 405 or 501, before any rule.
     fn refused(&self, refusal: &Refusal) -> Response<ProxyBody> {
         self.metrics.client_error(refusal.reason());
         log_refused(refusal);
-        respond::bad_request()
+        respond::refused(refusal)
     }
 
     async fn relay(
@@ -144,10 +173,14 @@ impl Proxy {
         let version = request.version();
         let websocket = headers::wants_websocket(request.method(), request.headers());
         let client_upgrade = websocket.then(|| hyper::upgrade::on(&mut request));
-        prepare(&mut request, settings, peer, websocket, checked);
-        if !request.headers().contains_key(HOST) {
-            add_service_host(&mut request, pool.service());
-        }
+        prepare::for_origin(
+            &mut request,
+            settings,
+            peer,
+            websocket,
+            checked,
+            pool.service(),
+        );
         let deadline = self.config.estate.connect_retry_deadline;
         let reply = match forward::send(pool, settings, deadline, &self.metrics, request).await {
             Ok(reply) => reply,
@@ -209,49 +242,10 @@ impl Proxy {
     }
 }
 
-/// Makes the client's request the origin's: the absolute-form URL's authority as `Host`,
-/// hop-by-hop headers out, `X-Forwarded-*` in, `httpHostHeader` applied, the normalized
-/// path in origin form (`/path?query`).
-fn prepare(
-    request: &mut Request<Incoming>,
-    settings: &OriginRequest,
-    peer: SocketAddr,
-    websocket: bool,
-    checked: Checked,
-) {
-    if let Some(authority) = checked.authority {
-        request.headers_mut().insert(HOST, authority);
-    }
-    headers::strip_hop_by_hop(request.headers_mut(), websocket);
-    let proto = crate::tls::Scheme::of(request).forwarded_proto();
-    headers::add_forwarded(request.headers_mut(), peer.ip(), proto);
-    request_id::forward(request);
-    if let Some(host) = &settings.http_host_header {
-        request.headers_mut().insert(HOST, host.clone());
-    }
-    let path = PathAndQuery::try_from(checked.path.forward())
-        .unwrap_or_else(|_| PathAndQuery::from_static("/"));
-    *request.uri_mut() = Uri::from(path);
-    // The origin leg is ours: HTTP/1.1 with keep-alive, whatever the client spoke.
-    *request.version_mut() = Version::HTTP_11;
-}
-
-/// An HTTP/1.0 request without `Host` still needs one on the origin's HTTP/1.1 leg (RFC 9112
-/// §3.2): the service's own authority, as nginx's `$proxy_host`.
-fn add_service_host(request: &mut Request<Incoming>, service: &str) {
-    let authority = service
-        .parse::<Uri>()
-        .ok()
-        .and_then(|uri| uri.authority().cloned());
-    if let Some(host) = authority.and_then(|authority| authority.as_str().parse().ok()) {
-        request.headers_mut().insert(HOST, host);
-    }
-}
-
 fn log_refused(refusal: &Refusal) {
     // Counted in `ingress_client_errors_total`; at debug, so a sweep of bad spellings cannot
     // flood the log.
-    tracing::debug!(%refusal, "400: the edge refused the request");
+    tracing::debug!(%refusal, "the edge refused the request");
 }
 
 fn log_unreachable(service: &str) {

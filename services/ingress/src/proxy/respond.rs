@@ -1,10 +1,11 @@
 //! Answers the ingress makes itself: its own errors, as Cloudflare's edge writes them (the
 //! whole body `error code: NNN`, plain text: the 502 of an origin that failed, the 504 of one
-//! that did not answer in time, the 400 of a request the edge refuses), and a rule's
-//! `http_status:NNN`.
+//! that did not answer in time, the 400, 405 and 501 of a request the edge refuses), and a
+//! rule's `http_status:NNN`.
 
+use super::strict::{ALLOWED_METHODS, Refusal};
 use bytes::Bytes;
-use http::header::{CONTENT_TYPE, HeaderValue};
+use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::{Response, StatusCode};
 use http_body_util::{Either, Full};
 
@@ -33,6 +34,23 @@ pub fn gateway_timeout() -> Response<ProxyBody> {
 /// `400`, `error code: 400`.
 pub fn bad_request() -> Response<ProxyBody> {
     edge_error(StatusCode::BAD_REQUEST)
+}
+
+/// A request the edge refuses before routing: its status (400, 405 with `Allow`, 501), the
+/// connection closed when the request's body was left unread.
+pub fn refused(refusal: &Refusal) -> Response<ProxyBody> {
+    let mut response = edge_error(refusal.status());
+    if refusal.status() == StatusCode::METHOD_NOT_ALLOWED {
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static(ALLOWED_METHODS));
+    }
+    if refusal.closes() {
+        response
+            .headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
 fn edge_error(code: StatusCode) -> Response<ProxyBody> {

@@ -4,15 +4,24 @@
 //!   it becomes the `Host` the origin receives), else the one `Host` header. Two `Host`
 //!   lines, an HTTP/1.1 request without one, an invalid value or a `user@` in either is a
 //!   400 (§3.2, RFC 9110 §4.2.4).
-//! - Framing is hyper's: two different `Content-Length`s are its 400, and a request with both
-//!   `Content-Length` and `Transfer-Encoding` is read by its chunks, its length dropped and
-//!   its connection closed after the answer (§6.1), so nothing can be smuggled behind it.
-//! - The path, normalized ([`RequestPath`]); what it refuses is a 400.
+//!   An empty `Host` is a 400 too: every target the edge routes has an authority. Over
+//!   HTTP/2 a `host` field that names another host than `:authority` is a 400
+//!   (RFC 9113 §8.3.1).
+//! - Framing: two different `Content-Length`s are hyper's 400; transfer codings are
+//!   [`super::framing`]'s (501 or 400).
+//! - The method: `TRACE` (it would echo the edge's and the origin's headers back) and
+//!   `CONNECT` (the edge opens no tunnels) are `405` with `Allow` naming what it forwards.
+//! - The target: `*` only with `OPTIONS` (RFC 9112 §3.2.4), else a 400; the path, normalized
+//!   ([`RequestPath`]); what it refuses is a 400.
 
-use crate::config::{BadPath, RequestPath, split_host_port};
+use super::framing::{self, BadCoding};
+use crate::config::{BadPath, RequestPath, split_host_port, without_port};
 use http::header::{HOST, HeaderValue};
 use http::uri::Authority;
-use http::{Request, Version};
+use http::{Method, Request, StatusCode, Version};
+
+/// What a `405` from the edge names in `Allow`: every method it forwards.
+pub const ALLOWED_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
 /// A request the edge accepts: what it is routed by and what the origin receives.
 #[derive(Debug)]
@@ -28,12 +37,22 @@ pub struct Checked {
 /// Why the edge refused a request.
 #[derive(Debug, thiserror::Error)]
 pub enum Refusal {
-    /// No `Host`, two of them, or one that is not `host[:port]`.
-    #[error("the request's Host is missing, repeated or invalid")]
+    /// No `Host`, two of them, an empty one, one that is not `host[:port]`, or (HTTP/2) one
+    /// that differs from `:authority`.
+    #[error("the request's Host is missing, repeated, empty or invalid")]
     Host,
     /// A path no origin agrees on.
     #[error("{0}")]
     Path(#[from] BadPath),
+    /// `*` with another method than `OPTIONS`.
+    #[error("the request target * is only for OPTIONS")]
+    Asterisk,
+    /// `TRACE` or `CONNECT`.
+    #[error("the edge does not forward this method")]
+    Method,
+    /// A transfer coding the edge does not read.
+    #[error("{0}")]
+    Coding(#[from] BadCoding),
 }
 
 impl Refusal {
@@ -41,15 +60,40 @@ impl Refusal {
     pub fn reason(&self) -> &'static str {
         match self {
             Self::Host => "host",
-            Self::Path(_) => "path",
+            Self::Path(_) | Self::Asterisk => "path",
+            Self::Method => "method",
+            Self::Coding(_) => "coding",
         }
+    }
+
+    /// The status the edge answers it with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Method => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Coding(BadCoding::Unknown) => StatusCode::NOT_IMPLEMENTED,
+            _ => StatusCode::BAD_REQUEST,
+        }
+    }
+
+    /// Whether the connection must close after the answer: the body was not read, and its
+    /// framing is one the edge does not trust to find the next request behind it.
+    pub fn closes(&self) -> bool {
+        matches!(self, Self::Coding(_))
     }
 }
 
 /// Checks `request`.
 pub fn check<B>(request: &Request<B>) -> Result<Checked, Refusal> {
+    framing::check(request.headers())?;
     let (host, authority) = host(request)?;
+    let method = request.method();
+    if method == Method::TRACE || method == Method::CONNECT {
+        return Err(Refusal::Method);
+    }
     let uri = request.uri();
+    if uri.path() == "*" && method != Method::OPTIONS {
+        return Err(Refusal::Asterisk);
+    }
     let path = RequestPath::parse(uri.path(), uri.query())?;
     Ok(Checked {
         host,
@@ -67,6 +111,14 @@ fn host<B>(request: &Request<B>) -> Result<(String, Option<HeaderValue>), Refusa
     }
     if let Some(authority) = request.uri().authority() {
         let text = valid(authority.as_str())?;
+        // The port aside, as rules match: `host: a.test` beside `:authority: a.test:443`.
+        let differs = |host: &HeaderValue| {
+            let host = host.to_str().map_or("", without_port);
+            !host.eq_ignore_ascii_case(without_port(text))
+        };
+        if request.version() == Version::HTTP_2 && header.is_some_and(differs) {
+            return Err(Refusal::Host);
+        }
         let value = HeaderValue::from_str(text).map_err(|_| Refusal::Host)?;
         return Ok((text.to_owned(), Some(value)));
     }
@@ -75,9 +127,6 @@ fn host<B>(request: &Request<B>) -> Result<(String, Option<HeaderValue>), Refusa
         None => Ok((String::new(), None)),
         Some(value) => {
             let text = value.to_str().map_err(|_| Refusal::Host)?;
-            if text.is_empty() {
-                return Ok((String::new(), None));
-            }
             Ok((valid(text)?.to_owned(), None))
         }
     }
@@ -118,7 +167,6 @@ mod tests {
             "a.test:8080"
         );
         assert_eq!(host_of("/x", &["[::1]:80"]).expect("valid"), "[::1]:80");
-        assert_eq!(host_of("/x", &[""]).expect("empty is allowed"), "");
         let absolute =
             check(&request("http://b.test/x", &["a.test"], Version::HTTP_11)).expect("valid");
         assert_eq!(absolute.host, "b.test");
@@ -138,6 +186,7 @@ mod tests {
             &["a b"],
             &["a.test/x"],
             &[":80"],
+            &[""],
         ] {
             assert!(
                 matches!(host_of("/x", hosts), Err(Refusal::Host)),
@@ -152,6 +201,36 @@ mod tests {
             host_of("http://b.test/x", &["a.test", "a.test"]),
             Err(Refusal::Host)
         ));
+    }
+
+    #[test]
+    fn an_http2_host_must_name_the_authority() {
+        let mut request = request("https://a.test/x", &["b.test"], Version::HTTP_2);
+        assert!(matches!(check(&request), Err(Refusal::Host)));
+        request
+            .headers_mut()
+            .insert(HOST, HeaderValue::from_static("A.test"));
+        assert_eq!(check(&request).expect("the same authority").host, "a.test");
+    }
+
+    #[test]
+    fn trace_connect_and_a_misused_asterisk_are_refused() {
+        let trace = Request::builder()
+            .method(Method::TRACE)
+            .uri("/x")
+            .header(HOST, "a.test");
+        let refusal = check(&trace.body(()).expect("a request")).expect_err("TRACE");
+        assert_eq!(refusal.status(), StatusCode::METHOD_NOT_ALLOWED);
+        let star = Request::get("*")
+            .header(HOST, "a.test")
+            .body(())
+            .expect("a request");
+        assert!(matches!(check(&star), Err(Refusal::Asterisk)));
+        let options = Request::builder()
+            .method(Method::OPTIONS)
+            .uri("*")
+            .header(HOST, "a.test");
+        assert!(check(&options.body(()).expect("a request")).is_ok());
     }
 
     #[test]

@@ -6,15 +6,20 @@
 //!
 //! The head is recognised exactly: hyper writes it last on the connection (it closes after),
 //! so it ends the buffer handed to this writer; it is one of three status lines followed by
-//! exactly `connection: close`, `content-length: 0` and a `date`, which no answer of the
-//! edge's services can be, because on HTTPS every one of those carries HSTS. After an
-//! upgrade the bytes are a tunnel's, and nothing is looked at any more.
+//! exactly `connection: close`, `content-length: 0` and a `date`. An answer *head* of the
+//! edge's cannot be that (on HTTPS every one carries HSTS), but an origin's *body* can hold
+//! those very bytes, and a body framed by its length ends the buffer too. So the service
+//! tells the writer, through [`Answering`], the last bytes of body it handed hyper
+//! ([`Told`]); bytes that end with them are the body's and pass untouched. After an upgrade
+//! the bytes are a tunnel's, and nothing is looked at any more.
 
 use crate::proxy::HSTS;
+use bytes::Bytes;
+use hyper::body::{Body, Frame, SizeHint};
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -29,29 +34,106 @@ const FIELDS: &[u8] = b"connection: close\r\ncontent-length: 0\r\ndate: ";
 /// An IMF-fixdate (`Tue, 01 Dec 2026 19:56:05 GMT`) and the end of the head.
 const DATE_AND_END: usize = 29 + 4;
 
+/// How many of the last body bytes are remembered: more than a whole automatic head.
+const TAIL: usize = 256;
+
+/// What a connection's service tells its writer.
+#[derive(Debug, Default)]
+pub struct Answering {
+    switched: AtomicBool,
+    tail: Mutex<Vec<u8>>,
+}
+
+impl Answering {
+    /// The connection became a tunnel: its bytes are no longer HTTP answers.
+    pub fn switch(&self) {
+        self.switched.store(true, Ordering::Relaxed);
+    }
+
+    /// Remembers `data`, handed to hyper as answer body, as the last of it.
+    fn record(&self, data: &[u8]) {
+        let mut tail = self.tail.lock().unwrap_or_else(PoisonError::into_inner);
+        let keep = data.len().min(TAIL);
+        tail.extend_from_slice(&data[data.len() - keep..]);
+        let excess = tail.len().saturating_sub(TAIL);
+        tail.drain(..excess);
+    }
+
+    /// Whether `buf` ends with the last body bytes handed to hyper (as far as both go).
+    fn ends_with_body(&self, buf: &[u8]) -> bool {
+        let tail = self.tail.lock().unwrap_or_else(PoisonError::into_inner);
+        let overlap = tail.len().min(buf.len());
+        overlap > 0 && buf[buf.len() - overlap..] == tail[tail.len() - overlap..]
+    }
+}
+
+/// A service's answer body on a connection with an [`Automatic`] writer: each piece of data
+/// is told to the writer before hyper gets it.
+pub struct Told<B> {
+    inner: B,
+    answering: Arc<Answering>,
+}
+
+impl<B> Told<B> {
+    /// `inner`, told to `answering`.
+    pub fn new(inner: B, answering: Arc<Answering>) -> Self {
+        Self { inner, answering }
+    }
+}
+
+impl<B: Body<Data = Bytes> + Unpin> Body for Told<B> {
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        if let Some(data) = frame
+            .as_ref()
+            .and_then(|frame| frame.as_ref().ok()?.data_ref())
+        {
+            self.answering.record(data);
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// A connection's stream whose automatic answers get HSTS.
 pub struct Automatic<S> {
     inner: S,
     hsts: bool,
-    switched: Arc<AtomicBool>,
+    answering: Arc<Answering>,
     pending: Vec<u8>,
 }
 
 impl<S> Automatic<S> {
-    /// `hsts` off leaves every byte alone; `switched` is set by the service when the
-    /// connection becomes a tunnel.
-    pub fn new(inner: S, hsts: bool, switched: Arc<AtomicBool>) -> Self {
+    /// `hsts` off leaves every byte alone; `answering` is what the connection's service
+    /// tells.
+    pub fn new(inner: S, hsts: bool, answering: Arc<Answering>) -> Self {
         Self {
             inner,
             hsts,
-            switched,
+            answering,
             pending: Vec::new(),
         }
     }
 
     /// Where hyper's automatic head starts in `buf`, when `buf` ends with one.
     fn automatic_head(&self, buf: &[u8]) -> Option<usize> {
-        if !self.hsts || self.switched.load(Ordering::Relaxed) {
+        if !self.hsts
+            || self.answering.switched.load(Ordering::Relaxed)
+            || self.answering.ends_with_body(buf)
+        {
             return None;
         }
         STATUS_LINES.iter().find_map(|status| {

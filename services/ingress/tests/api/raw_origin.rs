@@ -1,6 +1,7 @@
 //! An origin written by hand over TCP, for the origins a framework would never be: one that
 //! answers fixed bytes (two `Content-Length`s, an obs-folded header, a `101` without an
-//! `Upgrade`), one that reads a request and closes, one that never answers. It records every
+//! `Upgrade`), one that reads a request and closes, one that closes kept connections, one
+//! that never answers. It records every
 //! request head it read, so a test can count what reached it.
 
 use std::sync::{Arc, Mutex};
@@ -23,6 +24,10 @@ pub enum Behaviour {
     /// Answers a connection's first request with these bytes and keeps it open; reads the
     /// next one and closes (an origin closing an idle connection as a request arrives).
     FirstOnly(&'static str),
+    /// Answers the first request it ever reads with these bytes and keeps that connection
+    /// open; every later request, on any connection, is read and dropped (an origin that
+    /// closes a kept connection as a request arrives, and then the new one too).
+    OnceOnly(&'static str),
     /// Never answers; holds the connection until the other side closes it.
     Silent,
 }
@@ -85,8 +90,17 @@ async fn serve(
     let Some(head) = read_request(&mut stream).await else {
         return;
     };
-    seen.lock().expect("heads").push(head);
-    if let Behaviour::FirstOnly(bytes) = behaviour {
+    let first_ever = {
+        let mut seen = seen.lock().expect("heads");
+        seen.push(head);
+        seen.len() == 1
+    };
+    let keep_one = match behaviour {
+        Behaviour::FirstOnly(bytes) => Some(bytes),
+        Behaviour::OnceOnly(bytes) if first_ever => Some(bytes),
+        _ => None,
+    };
+    if let Some(bytes) = keep_one {
         let _ = stream.write_all(bytes.as_bytes()).await;
         if let Some(next) = read_request(&mut stream).await {
             seen.lock().expect("heads").push(next);
@@ -98,7 +112,7 @@ async fn serve(
             let _ = stream.write_all(bytes.as_bytes()).await;
             let _ = stream.shutdown().await;
         }
-        Behaviour::Close | Behaviour::FirstOnly(_) => {}
+        Behaviour::Close | Behaviour::FirstOnly(_) | Behaviour::OnceOnly(_) => {}
         Behaviour::Silent => {
             let mut rest = [0u8; 512];
             let read = tokio::time::timeout(SILENT_FOR, stream.read(&mut rest)).await;

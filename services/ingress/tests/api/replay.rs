@@ -218,3 +218,43 @@ async fn a_kept_connection_closed_under_a_get_is_followed_by_one_new_connection(
     assert_eq!(post.text().await.expect("body"), "error code: 502");
     assert_eq!(origin.received(), 2, "a POST is never sent again");
 }
+
+#[actix_web::test]
+async fn the_keep_alive_race_is_retried_once_on_a_new_connection_and_never_again() {
+    let origin = RawOrigin::start(Behaviour::OnceOnly(KEPT_THEN_CLOSED)).await;
+    let ingress = Ingress::start(&single(&origin.url()));
+    let client = crate::client();
+    let first = client
+        .get(ingress.url("/one"))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(first.text().await.expect("body"), "first");
+    let second = client
+        .get(ingress.url("/two"))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(second.status().as_u16(), 502);
+    assert_eq!(second.text().await.expect("body"), "error code: 502");
+    let paths: Vec<String> = origin
+        .heads()
+        .iter()
+        .map(|head| head.lines().next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "GET /one HTTP/1.1",
+            "GET /two HTTP/1.1",
+            "GET /two HTTP/1.1"
+        ],
+        "the kept connection, one new connection, then the edge's 502"
+    );
+    let metrics = ingress.metrics().await;
+    let replayed = format!(
+        r#"ingress_replays_total{{origin="127.0.0.1:{}"}} 1"#,
+        origin.port
+    );
+    assert!(metrics.contains(&replayed), "{replayed} in:\n{metrics}");
+}

@@ -12,7 +12,15 @@ fn automatic(status: &str) -> String {
 }
 
 async fn through(bytes: &[u8], hsts: bool, switched: bool) -> String {
-    let mut stream = Automatic::new(Vec::new(), hsts, Arc::new(AtomicBool::new(switched)));
+    let answering = Arc::new(Answering::default());
+    if switched {
+        answering.switch();
+    }
+    written_with(bytes, hsts, answering).await
+}
+
+async fn written_with(bytes: &[u8], hsts: bool, answering: Arc<Answering>) -> String {
+    let mut stream = Automatic::new(Vec::new(), hsts, answering);
     stream.write_all(bytes).await.expect("written");
     stream.flush().await.expect("flushed");
     String::from_utf8(stream.inner).expect("text")
@@ -64,4 +72,30 @@ async fn other_bytes_a_tunnel_and_hsts_off_are_never_touched() {
     for (bytes, hsts, switched) in cases {
         assert_eq!(through(bytes.as_bytes(), hsts, switched).await, bytes);
     }
+}
+
+#[tokio::test]
+async fn a_body_that_ends_with_such_a_head_is_left_alone() {
+    let head = automatic("400 Bad Request");
+    for body in [head.clone(), format!("{}{head}", "x".repeat(300))] {
+        let answering = Arc::new(Answering::default());
+        answering.record(body.as_bytes());
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\n{HSTS_LINE}content-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let written = written_with(answer.as_bytes(), true, answering.clone()).await;
+        assert_eq!(written, answer);
+        let rest = &body.as_bytes()[body.len() - head.len()..];
+        assert_eq!(written_with(rest, true, answering).await, head);
+    }
+}
+
+#[tokio::test]
+async fn the_automatic_head_after_a_body_still_gets_hsts() {
+    let answering = Arc::new(Answering::default());
+    answering.record(b"{\"status\":\"UP\"}");
+    let bytes = format!("{{\"status\":\"UP\"}}{}", automatic("400 Bad Request"));
+    let written = written_with(bytes.as_bytes(), true, answering).await;
+    assert!(written.ends_with(&format!("HTTP/1.1 400 Bad Request\r\n{HSTS_LINE}connection: close\r\ncontent-length: 0\r\n{DATE}")), "{written}");
 }

@@ -1,0 +1,56 @@
+//! The request an origin receives, made from the client's: the absolute-form URL's authority
+//! as `Host`, hop-by-hop headers out, `X-Forwarded-*` and the request id in,
+//! `httpHostHeader` applied, the normalized path in origin form, HTTP/1.1.
+
+use super::headers;
+use super::request_id;
+use super::strict::Checked;
+use crate::config::OriginRequest;
+use http::header::HOST;
+use http::uri::{PathAndQuery, Uri};
+use http::{Request, Version};
+use hyper::body::Incoming;
+use std::net::SocketAddr;
+
+/// Makes the client's request the origin's: the absolute-form URL's authority as `Host`,
+/// hop-by-hop headers out, `X-Forwarded-*` in, `httpHostHeader` applied, the normalized
+/// path in origin form (`/path?query`).
+pub fn for_origin(
+    request: &mut Request<Incoming>,
+    settings: &OriginRequest,
+    peer: SocketAddr,
+    websocket: bool,
+    checked: Checked,
+    service: &str,
+) {
+    if let Some(authority) = checked.authority {
+        request.headers_mut().insert(HOST, authority);
+    }
+    headers::strip_hop_by_hop(request.headers_mut(), websocket);
+    let proto = crate::tls::Scheme::of(request).forwarded_proto();
+    headers::add_forwarded(request.headers_mut(), peer.ip(), proto);
+    request_id::forward(request);
+    if let Some(host) = &settings.http_host_header {
+        request.headers_mut().insert(HOST, host.clone());
+    }
+    let path = PathAndQuery::try_from(checked.path.forward())
+        .unwrap_or_else(|_| PathAndQuery::from_static("/"));
+    *request.uri_mut() = Uri::from(path);
+    // The origin leg is ours: HTTP/1.1 with keep-alive, whatever the client spoke.
+    *request.version_mut() = Version::HTTP_11;
+    if !request.headers().contains_key(HOST) {
+        add_service_host(request, service);
+    }
+}
+
+/// An HTTP/1.0 request without `Host` still needs one on the origin's HTTP/1.1 leg (RFC 9112
+/// §3.2): the service's own authority, as nginx's `$proxy_host`.
+fn add_service_host(request: &mut Request<Incoming>, service: &str) {
+    let authority = service
+        .parse::<Uri>()
+        .ok()
+        .and_then(|uri| uri.authority().cloned());
+    if let Some(host) = authority.and_then(|authority| authority.as_str().parse().ok()) {
+        request.headers_mut().insert(HOST, host);
+    }
+}
