@@ -1,0 +1,120 @@
+# Sourced by scripts/stack.sh: the Redis primary killed under a login load through the
+# ingress, and what the clients saw. Uses $STACK, $STAGE_DIR, $FAILOVER_MAX_WINDOW_MS and the
+# functions of scripts/lib/estate-http.sh and scripts/lib/stack-checks.sh.
+
+# Addresses locked before the failover (LOGIN_MAX_ATTEMPTS wrong passwords each, the
+# service's default of 5): each must still be locked after it.
+LOCKED_ADDRESSES=8
+LOGIN_MAX_ATTEMPTS_DEFAULT=5
+
+redis_cli() {
+    local service=$1
+    shift
+    docker exec "$(task_container "$service")" redis-cli "$@"
+}
+
+# The primary's name, as the first Sentinel that answers has it.
+sentinel_primary() {
+    local sentinel answer
+    for sentinel in sentinel-1 sentinel-2 sentinel-3; do
+        answer=$(redis_cli "$sentinel" -p 26379 --raw SENTINEL get-master-addr-by-name estate 2>/dev/null |
+            head -n1 || true)
+        if [ -n "$answer" ]; then
+            echo "$answer"
+            return
+        fi
+    done
+}
+
+login() {
+    ingress api.localhost POST /api/v1/auth/login \
+        "{\"email\":\"$1@example.com\",\"password\":\"wrong-password\"}" | cut -d' ' -f1
+}
+
+seed_locks() {
+    local n attempt answer
+    for n in $(seq "$LOCKED_ADDRESSES"); do
+        for attempt in $(seq "$LOGIN_MAX_ATTEMPTS_DEFAULT"); do
+            answer=$(login "locked$n")
+            [ "$answer" = 401 ] || die "seeding lock $n: attempt $attempt answered $answer"
+        done
+        [ "$(login "locked$n")" = 429 ] || die "locked$n@example.com is not locked after $LOGIN_MAX_ATTEMPTS_DEFAULT wrong passwords"
+    done
+}
+
+count_locked() {
+    local n locked=0
+    for n in $(seq "$LOCKED_ADDRESSES"); do
+        [ "$(login "locked$n")" = 429 ] && locked=$((locked + 1))
+    done
+    echo "$locked"
+}
+
+# How far the replica's copy is behind the primary's, in bytes of replication stream.
+replication_lag() {
+    redis_cli "$1" INFO replication | tr -d '\r' | awk -F'[:,=]' '
+        /^master_repl_offset:/ { primary = $2 }
+        /^slave0:/ { for (i = 1; i < NF; i++) if ($i == "offset") replica = $(i + 1) }
+        END { print primary - replica }'
+}
+
+# Failed logins per second after the kill, as "+0s:3 +1s:20 …".
+failures_per_second() {
+    awk -v kill="$2" '$2 != 401 { s = int(($1 - kill) / 1000); count[s]++ }
+        END { for (s in count) printf "%s+%ds:%d", (n++ ? " " : ""), s, count[s] }' "$1" |
+        tr ' ' '\n' | sort -t+ -k2 -n | xargs
+}
+
+check_failover() {
+    local primary replica killed promoted lag stop="$STAGE_DIR/failover.stop" out="$STAGE_DIR/failover.poll"
+    primary=$(sentinel_primary)
+    case "$primary" in
+        redis) replica=redis-2 ;;
+        redis-2) replica=redis ;;
+        *) die "the Sentinels name no primary (got '$primary')" ;;
+    esac
+    log "failover: locking $LOCKED_ADDRESSES addresses, then killing the primary ($primary) under a login load"
+    seed_locks
+    sleep 1
+    rm -f "$stop"
+    poll api.localhost /api/v1/auth/login "$out" "$stop" "" POST \
+        '{"email":"load{n}@example.com","password":"wrong-password"}' &
+    POLLER_PIDS+=($!)
+    sleep 3
+    lag=$(replication_lag "$primary")
+    killed=$(now_ms)
+    docker kill "$(task_container "$primary")" >/dev/null
+    docker service scale --detach "${STACK}_$primary=0" >/dev/null 2>&1
+    local deadline=$((SECONDS + 60))
+    until [ "$(sentinel_primary)" = "$replica" ]; do
+        [ "$SECONDS" -lt "$deadline" ] || die "the Sentinels did not promote $replica within 60 s"
+        sleep 0.1
+    done
+    promoted=$(now_ms)
+    log "  $replica promoted $((promoted - killed)) ms after the kill"
+    # Logins answered normally again for 3 s in a row end the window.
+    until tail -n 60 "$out" | awk -v since="$(($(now_ms) - 3000))" '$1 >= since { n++; if ($2 != 401) bad++ } END { exit !(n > 20 && !bad) }'; do
+        [ "$SECONDS" -lt "$deadline" ] || die "logins did not recover within 60 s of the kill"
+        sleep 0.5
+    done
+    stop_pollers
+    local requests failed window slowest fallbacks locked rejoined
+    read -r requests failed window slowest < <(summarise "$out" 401)
+    fallbacks=$(promql 'sum(increase(limiter_decisions_total{outcome="fallback"}[3m]))' | awk '{ printf "%d", $2 }')
+    locked=$(count_locked)
+    log "  bringing $primary back: it must rejoin as a replica of $replica"
+    docker service scale --detach=false "${STACK}_$primary=1" >/dev/null 2>&1 ||
+        die "$primary did not come back"
+    deadline=$((SECONDS + 60))
+    until redis_cli "$primary" INFO replication | tr -d '\r' | grep -qx "master_host:$replica"; do
+        [ "$SECONDS" -lt "$deadline" ] || die "$primary did not rejoin as a replica of $replica"
+        sleep 0.5
+    done
+    rejoined="rejoined as a replica of $replica"
+    FAILOVER_RESULT="primary $primary killed: $replica promoted after $((promoted - killed)) ms; $failed of $requests logins not answered 401$(failed_statuses "$out" 401), window ${window} ms, slowest answer ${slowest} ms, failures per second after the kill: $(failures_per_second "$out" "$killed"); limiter decisions made locally: ${fallbacks:-0}; locks kept: $locked of $LOCKED_ADDRESSES; replication lag at the kill: $lag bytes; $primary $rejoined"
+    log "  $FAILOVER_RESULT"
+    [ "$locked" -eq "$LOCKED_ADDRESSES" ] || die "$((LOCKED_ADDRESSES - locked)) locks were lost in the failover"
+    [ "$window" -le "$FAILOVER_MAX_WINDOW_MS" ] || die "the failover window was ${window} ms (at most $FAILOVER_MAX_WINDOW_MS)"
+    ! awk '$2 != 401 && $2 != 503 { found = 1 } END { exit !found }' "$out" ||
+        die "during the failover a login got an answer other than 401 or 503$(failed_statuses "$out" 401)"
+}
