@@ -102,24 +102,35 @@ POLLERS=(
     "mcp-server|mcp.localhost|/install.sh|200|GET||"
 )
 POLLER_PIDS=()
+POLLER_STOPS=()
+
+# Runs poll (scripts/lib/estate-http.sh) in the background, stopped by stop_pollers:
+#   start_poller STOP HOST PATH OUT [HEADER [METHOD [BODY]]]
+start_poller() {
+    local stop=$1
+    shift
+    rm -f "$stop"
+    POLLER_STOPS+=("$stop")
+    poll "$1" "$2" "$3" "$stop" "${@:4}" &
+    POLLER_PIDS+=($!)
+}
 
 start_pollers() {
     local tag=$1 entry name host path expected method body header
-    rm -f "$STAGE_DIR/$tag.stop"
     for entry in "${POLLERS[@]}"; do
         IFS='|' read -r name host path expected method body header <<<"$entry"
-        poll "$host" "$path" "$STAGE_DIR/$tag.$name.poll" "$STAGE_DIR/$tag.stop" \
-            "${header//\{token\}/$ANALYZER_TOKEN}" "$method" "$body" &
-        POLLER_PIDS+=($!)
+        start_poller "$STAGE_DIR/$tag.stop" "$host" "$path" "$STAGE_DIR/$tag.$name.poll" \
+            "${header//\{token\}/$ANALYZER_TOKEN}" "$method" "$body"
     done
     sleep 1
 }
 
 stop_pollers() {
     [ "${#POLLER_PIDS[@]}" -gt 0 ] || return 0
-    touch "$STAGE_DIR"/*.stop 2>/dev/null || true
+    touch "${POLLER_STOPS[@]}"
     wait "${POLLER_PIDS[@]}" 2>/dev/null || true
     POLLER_PIDS=()
+    POLLER_STOPS=()
 }
 
 # Rolls every estate service, one after the other, while every one of them is polled through
@@ -154,9 +165,7 @@ check_rolls() {
 # one starts, and the gap is measured (on several nodes, a balancer in front skips the node).
 check_ingress_roll() {
     local requests failed window slowest
-    rm -f "$STAGE_DIR/ingress.stop"
-    poll api.localhost /v3/api-docs "$STAGE_DIR/ingress.poll" "$STAGE_DIR/ingress.stop" &
-    POLLER_PIDS+=($!)
+    start_poller "$STAGE_DIR/ingress.stop" api.localhost /v3/api-docs "$STAGE_DIR/ingress.poll"
     sleep 1
     timeout "$WAIT_TIMEOUT" docker service update --force --quiet --detach=false \
         "${STACK}_ingress" >/dev/null || die "the roll of the ingress did not converge"

@@ -66,7 +66,7 @@ failures_per_second() {
 }
 
 check_failover() {
-    local primary replica killed promoted lag stop="$STAGE_DIR/failover.stop" out="$STAGE_DIR/failover.poll"
+    local primary replica killed promoted lag out="$STAGE_DIR/failover.poll"
     primary=$(sentinel_primary)
     case "$primary" in
         redis) replica=redis-2 ;;
@@ -76,10 +76,8 @@ check_failover() {
     log "failover: locking $LOCKED_ADDRESSES addresses, then killing the primary ($primary) under a login load"
     seed_locks
     sleep 1
-    rm -f "$stop"
-    poll api.localhost /api/v1/auth/login "$out" "$stop" "" POST \
-        '{"email":"load{n}@example.com","password":"wrong-password"}' &
-    POLLER_PIDS+=($!)
+    start_poller "$STAGE_DIR/failover.stop" api.localhost /api/v1/auth/login "$out" "" POST \
+        '{"email":"load{n}@example.com","password":"wrong-password"}'
     sleep 3
     lag=$(replication_lag "$primary")
     killed=$(now_ms)
