@@ -17,3 +17,15 @@ impl From<redis::RedisError> for PrimaryError {
         Self::Setup(error.kind())
     }
 }
+
+/// For callers that keep redis-rs' error type: the setting and the reason, as a client
+/// configuration error.
+impl From<PrimaryError> for redis::RedisError {
+    fn from(error: PrimaryError) -> Self {
+        Self::from((
+            redis::ErrorKind::InvalidClientConfig,
+            "REDIS_URL refused",
+            error.to_string(),
+        ))
+    }
+}
