@@ -85,7 +85,9 @@ esac
 log() { echo "[cluster $(date -u +%H:%M:%S)] $*" >&2; }
 die() { echo "[cluster] ERROR: $*" >&2; exit 1; }
 has_service() { case " $SERVICES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-now_ms() { date +%s%3N; }
+# now_ms, random_secrets, ingress, https_head, plain_head, poll, summarise, failed_statuses.
+# shellcheck source=scripts/lib/estate-http.sh
+source scripts/lib/estate-http.sh
 
 if [ "$MODE" = test ]; then
     PROJECT=estate-ci
@@ -151,14 +153,6 @@ build() {
 }
 
 # ---------------------------------------------------------------- up / down
-# Secrets for a throw-away cluster: random, never written to the repository.
-random_secrets() {
-    local name
-    for name in SECURITY_JWT_SECRET_KEY ANALYZER_TOKEN INTERNAL_TOKEN; do
-        export "$name=$(head -c 48 /dev/urandom | sha256sum | cut -c1-64)"
-    done
-}
-
 up() {
     local port
     for port in "$INGRESS_HOST_PORT" "$INGRESS_TLS_HOST_PORT"; do
@@ -199,28 +193,6 @@ in_container() {
         printf "%s %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" \
             "$2" "$3" "${#4}" "$4" >&3
         cat <&3' _ "$port" "$method" "$path" "$body"
-}
-
-# Through the ingress over HTTPS, trusting the development CA only (curl sends HOST as the TLS
-# name and the Host header): ingress HOST METHOD PATH [BODY [HEADER]] → "<status> <milliseconds>".
-ingress() {
-    local host=$1 method=$2 path=$3 body=${4:-} header=${5:-}
-    local args=(--silent --output /dev/null --max-time 15 --write-out '%{http_code} %{time_total}'
-        --cacert "$DEV_CERT_DIR/ca.pem" --resolve "$host:$INGRESS_TLS_HOST_PORT:127.0.0.1"
-        --request "$method")
-    [ -n "$body" ] && args+=(--header 'Content-Type: application/json' --data "$body")
-    [ -n "$header" ] && args+=(--header "$header")
-    curl "${args[@]}" "https://$host:$INGRESS_TLS_HOST_PORT$path" | awk '{ printf "%s %d\n", $1, $2 * 1000 }' || echo "000 0"
-}
-
-# The answer's head, over HTTPS (https HOST PATH) or plain HTTP (plain HOST PATH).
-https_head() {
-    curl --silent --max-time 15 --output /dev/null --dump-header - --cacert "$DEV_CERT_DIR/ca.pem" \
-        --resolve "$1:$INGRESS_TLS_HOST_PORT:127.0.0.1" "https://$1:$INGRESS_TLS_HOST_PORT$2" | tr -d '\r'
-}
-plain_head() {
-    curl --silent --max-time 15 --output /dev/null --dump-header - \
-        --resolve "$1:$INGRESS_HOST_PORT:127.0.0.1" "http://$1:$INGRESS_HOST_PORT$2" | tr -d '\r'
 }
 
 service_ids() { compose ps --quiet "$1"; }
@@ -355,30 +327,6 @@ wait_healthy() {
         sleep 0.2
     done
     echo $(($(now_ms) - started))
-}
-
-# Polls HOST PATH through the ingress every 50 ms until the file STOP exists; writes
-# "<epoch ms> <status> <ms taken>" lines to OUT. The path is an ordinary route, not the health
-# endpoint: a stopping replica's health answers 503 on purpose (SHUTDOWN_DELAY_MS) while it
-# still serves every other request.
-poll() {
-    local host=$1 path=$2 out=$3 stop=$4 header=${5:-}
-    : >"$out"
-    while [ ! -e "$stop" ]; do
-        echo "$(now_ms) $(ingress "$host" GET "$path" "" "$header")" >>"$out"
-        sleep 0.05
-    done
-}
-
-# "<requests> <failed> <window ms> <slowest ms>" from a poll file (failed: not 200).
-summarise() {
-    awk '{ n++; if ($2 != 200) { bad++; if (!first) first = $1; last = $1 } if ($3 > slow) slow = $3 }
-         END { printf "%d %d %d %d\n", n, bad, (bad ? last - first + 50 : 0), slow }' "$1"
-}
-
-# " (3× 502, 1× 000)" — the statuses that were not 200 in a poll file, or nothing.
-failed_statuses() {
-    awk '$2 != 200 { count[$2]++ } END { for (s in count) out = out sprintf("%s%d× %s", (out ? ", " : ""), count[s], s); if (out) printf " (%s)", out }' "$1"
 }
 
 check_restart_window() {

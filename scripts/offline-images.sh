@@ -5,6 +5,7 @@
 # into images with `docker import`:
 #   estate/base:bookworm  minimal Debian bookworm + ca-certificates (FROM for our services)
 #   estate/redis:7        the same + Debian's redis-server/redis-tools (7.0.x)
+#   estate/prometheus:2   the same + Debian's prometheus (with --prometheus: the swarm stack's)
 # Idempotent: an image that already exists is kept (unless --force), then checked.
 # Needs root (debootstrap) and a running Docker engine.
 set -euo pipefail
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 
 BASE_IMAGE_TAG="${BASE_IMAGE_TAG:-estate/base:bookworm}"
 REDIS_IMAGE_TAG="${REDIS_IMAGE_TAG:-estate/redis:7}"
+PROMETHEUS_IMAGE_TAG="${PROMETHEUS_IMAGE_TAG:-estate/prometheus:2}"
 SUITE="${SUITE:-bookworm}"
 # Apt mirror: empty means "read the URIs: line of /etc/apt/sources.list.d/debian.sources".
 MIRROR="${MIRROR:-}"
@@ -20,19 +22,22 @@ KEYRING="${KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}"
 # Scratch space for the root file systems; must be a real disk (not tmpfs, not noexec).
 WORK_PARENT="${WORK_PARENT:-/var/tmp}"
 FORCE=0
+PROMETHEUS=0
 VERIFY="${VERIFY:-1}"
 
 usage() {
     cat <<EOF
-Usage: $0 [--force] [--no-verify] [--help]
+Usage: $0 [--force] [--no-verify] [--prometheus] [--help]
 
 Build Docker images without any registry, from the host's Debian apt mirror:
   $BASE_IMAGE_TAG   (env BASE_IMAGE_TAG)
   $REDIS_IMAGE_TAG  (env REDIS_IMAGE_TAG)
+  $PROMETHEUS_IMAGE_TAG  (env PROMETHEUS_IMAGE_TAG; only with --prometheus)
 Images that already exist are not rebuilt unless --force is given.
 
 Options:
-  --force       rebuild both images even if they exist
+  --force       rebuild the images even if they exist
+  --prometheus  also build the Prometheus image (scripts/stack.sh needs it)
   --no-verify   skip the smoke tests (same as VERIFY=0)
   -h, --help    show this help
 
@@ -52,6 +57,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --force) FORCE=1 ;;
         --no-verify) VERIFY=0 ;;
+        --prometheus) PROMETHEUS=1 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -75,9 +81,12 @@ if [ -z "$MIRROR" ]; then
     [ -n "$MIRROR" ] || die "no apt mirror found in $APT_SOURCES (set MIRROR=...)"
 fi
 
-need_base=0; need_redis=0
+need_base=0; need_redis=0; need_prometheus=0
 { [ "$FORCE" = 1 ] || ! image_exists "$BASE_IMAGE_TAG"; } && need_base=1
 { [ "$FORCE" = 1 ] || ! image_exists "$REDIS_IMAGE_TAG"; } && need_redis=1
+if [ "$PROMETHEUS" = 1 ]; then
+    { [ "$FORCE" = 1 ] || ! image_exists "$PROMETHEUS_IMAGE_TAG"; } && need_prometheus=1
+fi
 
 WORK=""
 VERIFY_CID=""
@@ -95,7 +104,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [ "$need_base" = 1 ] || [ "$need_redis" = 1 ]; then
+if [ "$need_base" = 1 ] || [ "$need_redis" = 1 ] || [ "$need_prometheus" = 1 ]; then
     if ! command -v debootstrap >/dev/null 2>&1; then
         log "installing debootstrap"
         apt-get update -qq
@@ -168,7 +177,24 @@ else
     log "$REDIS_IMAGE_TAG exists, not rebuilding (use --force)"
 fi
 
+if [ "$need_prometheus" = 1 ]; then
+    # The package's own user and paths; the stack mounts the configuration and a tmpfs on the
+    # data directory.
+    build_image "$PROMETHEUS_IMAGE_TAG" ca-certificates,prometheus \
+        'USER prometheus' \
+        'EXPOSE 9090' \
+        'ENTRYPOINT ["/usr/bin/prometheus"]' \
+        'CMD ["--config.file=/etc/prometheus/prometheus.yml","--storage.tsdb.path=/prometheus"]'
+elif [ "$PROMETHEUS" = 1 ]; then
+    log "$PROMETHEUS_IMAGE_TAG exists, not rebuilding (use --force)"
+fi
+
 if [ "$VERIFY" = 1 ]; then
+    if [ "$PROMETHEUS" = 1 ]; then
+        log "verifying $PROMETHEUS_IMAGE_TAG"
+        docker run --rm --entrypoint promtool "$PROMETHEUS_IMAGE_TAG" --version 2>&1 | head -n1 | sed 's/^/  /' >&2 ||
+            die "$PROMETHEUS_IMAGE_TAG has no working promtool"
+    fi
     log "verifying $BASE_IMAGE_TAG"
     docker run --rm "$BASE_IMAGE_TAG" sh -c 'test -s /etc/ssl/certs/ca-certificates.crt && . /etc/os-release && echo "  $PRETTY_NAME"' >&2 \
         || die "$BASE_IMAGE_TAG does not run or lacks CA certificates"
@@ -200,6 +226,8 @@ if [ "$VERIFY" = 1 ]; then
 fi
 
 echo "Images:"
-for tag in "$BASE_IMAGE_TAG" "$REDIS_IMAGE_TAG"; do
+tags=("$BASE_IMAGE_TAG" "$REDIS_IMAGE_TAG")
+[ "$PROMETHEUS" = 1 ] && tags+=("$PROMETHEUS_IMAGE_TAG")
+for tag in "${tags[@]}"; do
     docker image ls --format '{{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' "$tag" | sed 's/^/  /'
 done

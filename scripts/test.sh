@@ -18,7 +18,8 @@ Runs, in order, stopping at the first failure:
   3. the MCP test client     scripts/install-mcp-client.sh makes the official Python SDK's venv
   4. cargo test --workspace  unit, integration (Redis through testcontainers) and doc tests
   5. the alert rules         promtool check rules and promtool test rules on
-                             compose/prometheus/alerts.yml (Debian's prometheus package)
+                             compose/prometheus/alerts.yml, and promtool check config on
+                             the stack's prometheus.yml (Debian's prometheus package)
 
 Without a Docker engine the Redis-backed tests are skipped (ESTATE_SKIP_DOCKER=1 is exported)
 with a warning, and without promtool the alert rules are; under CI=true both are errors
@@ -89,6 +90,7 @@ step 4 "$CARGO test --workspace"
 step 5 "alert rules (promtool)"
 if command -v promtool >/dev/null; then
     promtool check rules compose/prometheus/alerts.yml
+    promtool check config --syntax-only compose/prometheus/prometheus.yml
     promtool test rules compose/prometheus/alerts.test.yml
 elif [ "${CI:-}" = true ]; then
     die "promtool missing (Debian package prometheus); CI=true requires the alert rules' tests"

@@ -7,14 +7,14 @@
 
 use crate::breaker::Breaker;
 use crate::clock::SharedClock;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, FromRedisValue, ScriptInvocation};
+use redis::{FromRedisValue, ScriptInvocation};
+use redis_primary::Primary;
 use std::time::Duration;
 
 /// Where Redis is and how long to wait for it.
 #[derive(Clone, Debug)]
 pub struct RedisConfig {
-    /// `redis://host:port/db`.
+    /// `redis://host:port/db`, or the sentinel form `redis-sentinel://host:port,…#name`.
     pub url: String,
     /// Longest wait for one decision before deciding locally (default 50 ms).
     pub timeout: Duration,
@@ -39,7 +39,7 @@ impl RedisConfig {
 /// A connection, its timeout and its breaker.
 #[derive(Debug)]
 pub(crate) struct RedisLink {
-    connection: ConnectionManager,
+    connection: Primary,
     timeout: Duration,
     breaker: Breaker,
 }
@@ -47,14 +47,7 @@ pub(crate) struct RedisLink {
 impl RedisLink {
     /// Prepares the link without connecting: a service starts while Redis is still down.
     pub(crate) fn new(config: &RedisConfig, clock: SharedClock) -> redis::RedisResult<Self> {
-        let manager_config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(config.timeout))
-            .set_response_timeout(Some(config.timeout))
-            .set_number_of_retries(1);
-        let connection = ConnectionManager::new_lazy_with_config(
-            Client::open(config.url.as_str())?,
-            manager_config,
-        )?;
+        let connection = Primary::open(&config.url, config.timeout)?;
         Ok(Self {
             connection,
             timeout: config.timeout,

@@ -9,6 +9,8 @@
 //! - [`Redis`]: a container from the locally built image (`scripts/offline-images.sh`;
 //!   `REDIS_IMAGE` overrides it) on a fixed free host port, so a stopped and restarted
 //!   container comes back on the same address; `None` when `ESTATE_SKIP_DOCKER=1`.
+//! - [`SentinelSet`]: a primary, a replica and three Sentinels on a Docker network of their
+//!   own, reached at their container addresses, to fail the primary under a test.
 //! - [`free_port`]: a loopback port nothing listens on.
 //! - [`Flood`]: an HTTP stand-in answering a body far past any read bound, counting what it
 //!   handed over.
@@ -23,11 +25,13 @@ mod flood;
 pub mod logs;
 pub mod raw;
 pub mod request_id;
+mod sentinel;
 pub mod spellings;
 pub mod sweep;
 
 pub use app::TestApp;
 pub use flood::Flood;
+pub use sentinel::{PRIMARY_NAME, SentinelSet};
 
 use std::net::TcpListener;
 use testcontainers::core::{IntoContainerPort, WaitFor};

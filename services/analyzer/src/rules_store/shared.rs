@@ -11,8 +11,8 @@
 
 use super::{MAX_STORED_RULES, Refusal};
 use logscan::{CustomRule, RuleSpec};
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, Script};
+use redis::Script;
+use redis_primary::Primary;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -64,7 +64,7 @@ struct Cached {
 /// The rules every replica shares.
 #[derive(Debug)]
 pub struct SharedRules {
-    connection: ConnectionManager,
+    connection: Primary,
     cached: Mutex<Cached>,
     insert: Script,
     put: Script,
@@ -74,12 +74,8 @@ pub struct SharedRules {
 impl SharedRules {
     /// Prepares the connection without opening it.
     pub fn new(url: &str) -> redis::RedisResult<Self> {
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(TIMEOUT))
-            .set_response_timeout(Some(TIMEOUT))
-            .set_number_of_retries(1);
         Ok(Self {
-            connection: ConnectionManager::new_lazy_with_config(Client::open(url)?, config)?,
+            connection: Primary::open(url, TIMEOUT)?,
             cached: Mutex::default(),
             insert: Script::new(INSERT),
             put: Script::new(PUT),

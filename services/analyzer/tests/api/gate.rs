@@ -1,6 +1,6 @@
 //! The token gate, health, and every way a request can be malformed: 4xx in the envelope.
 
-use crate::helpers::{TestApp, status_and_text};
+use crate::helpers::{TOKEN, TestApp, status_and_text};
 
 const UNAUTHORIZED: &str =
     r#"{"error":"unauthorized","message":"valid X-Analyzer-Token header required"}"#;
@@ -46,6 +46,47 @@ async fn health_is_open_and_everything_else_needs_the_token() {
         .await
         .unwrap();
     assert_eq!(status_and_text(post).await, (401, UNAUTHORIZED.to_owned()));
+}
+
+/// Prometheus can only send the token as a bearer credential, so `/metrics` (and only it)
+/// takes that form too; any other scheme, a wrong token or another path is still 401.
+#[actix_web::test]
+async fn metrics_take_the_token_as_a_bearer_credential_and_nothing_else_does() {
+    let app = TestApp::spawn(&[]).await;
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        let scrape = app
+            .client
+            .get(app.url("/metrics"))
+            .header("authorization", format!("{scheme} {TOKEN}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(scrape.status(), 200, "{scheme}");
+        assert!(scrape.text().await.unwrap().contains("limiter_decisions_total"));
+    }
+    let refused = [
+        ("/metrics", format!("Bearer {TOKEN}x")),
+        ("/metrics", format!("Basic {TOKEN}")),
+        ("/metrics", format!("Bearer  {TOKEN}")),
+        ("/metrics", TOKEN.to_owned()),
+        ("/metrics", "Bearer".to_owned()),
+        ("/analysis-types", format!("Bearer {TOKEN}")),
+        ("/rules", format!("Bearer {TOKEN}")),
+    ];
+    for (path, credential) in refused {
+        let answer = app
+            .client
+            .get(app.url(path))
+            .header("authorization", &credential)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            status_and_text(answer).await,
+            (401, UNAUTHORIZED.to_owned()),
+            "{path} with {credential}"
+        );
+    }
 }
 
 #[actix_web::test]

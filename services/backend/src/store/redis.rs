@@ -8,8 +8,8 @@ mod sets;
 
 use super::record::ttl_millis;
 use super::{Space, StoreError, StoreResult};
-use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use ::redis::{Client, Cmd, FromRedisValue, RedisResult, Script, Value, cmd};
+use ::redis::{Cmd, FromRedisValue, RedisResult, Script, Value, cmd};
+use redis_primary::Primary;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ fn unavailable(operation: &str, cause: impl std::fmt::Display) -> StoreError {
 
 #[derive(Clone)]
 pub(crate) struct RedisStore {
-    connection: ConnectionManager,
+    connection: Primary,
     key_prefix: Arc<str>,
     increment: Arc<Script>,
 }
@@ -44,14 +44,8 @@ impl RedisStore {
     pub(crate) fn connect_lazily(url: &str, key_prefix: &str) -> StoreResult<Self> {
         tokio::runtime::Handle::try_current().map_err(|error| unavailable("setup", error))?;
         // The URL may carry a password: the cause names the kind of error, never the URL.
-        let client =
-            Client::open(url).map_err(|error| unavailable("url", format!("{:?}", error.kind())))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(CALL_TIMEOUT))
-            .set_response_timeout(Some(CALL_TIMEOUT))
-            .set_number_of_retries(1);
-        let connection = ConnectionManager::new_lazy_with_config(client, config)
-            .map_err(|error| unavailable("setup", error))?;
+        let connection =
+            Primary::open(url, CALL_TIMEOUT).map_err(|error| unavailable("url", error))?;
         Ok(Self {
             connection,
             key_prefix: Arc::from(key_prefix),
