@@ -8,8 +8,8 @@ use crate::errors::ApiError;
 use crate::state::AppState;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
 use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
 use actix_web::{Error, ResponseError, web};
 use limiter_actix::routed_path;
 use subtle::ConstantTimeEq;
@@ -38,11 +38,14 @@ fn presents_token(request: &ServiceRequest) -> bool {
         return false;
     };
     let headers = request.headers();
-    let presented = headers.get(TOKEN_HEADER).map(|value| value.as_bytes()).or_else(|| {
-        (routed_path(request.request()) == METRICS_PATH)
-            .then(|| headers.get(header::AUTHORIZATION).and_then(bearer))
-            .flatten()
-    });
+    let presented = headers
+        .get(TOKEN_HEADER)
+        .map(|value| value.as_bytes())
+        .or_else(|| {
+            (routed_path(request.request()) == METRICS_PATH)
+                .then(|| headers.get(header::AUTHORIZATION).and_then(bearer))
+                .flatten()
+        });
     presented.is_some_and(|presented| bool::from(state.token.as_bytes().ct_eq(presented)))
 }
 
@@ -50,5 +53,7 @@ fn presents_token(request: &ServiceRequest) -> bool {
 fn bearer(value: &HeaderValue) -> Option<&[u8]> {
     let bytes = value.as_bytes();
     let (scheme, credential) = bytes.split_at_checked(7)?;
-    scheme.eq_ignore_ascii_case(b"bearer ").then_some(credential)
+    scheme
+        .eq_ignore_ascii_case(b"bearer ")
+        .then_some(credential)
 }

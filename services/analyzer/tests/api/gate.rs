@@ -62,7 +62,13 @@ async fn metrics_take_the_token_as_a_bearer_credential_and_nothing_else_does() {
             .await
             .unwrap();
         assert_eq!(scrape.status(), 200, "{scheme}");
-        assert!(scrape.text().await.unwrap().contains("limiter_decisions_total"));
+        assert!(
+            scrape
+                .text()
+                .await
+                .unwrap()
+                .contains("limiter_decisions_total")
+        );
     }
     let refused = [
         ("/metrics", format!("Bearer {TOKEN}x")),
