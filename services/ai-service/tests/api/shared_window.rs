@@ -1,5 +1,6 @@
-//! `REDIS_URL`: replicas share the chat window (one real Redis in Docker, two ai-service apps;
-//! skipped when `ESTATE_SKIP_DOCKER=1`), and a Redis that does not answer never fails a chat.
+//! `REDIS_URL`: replicas share the chat window and the public log-analysis budget (one real
+//! Redis in Docker, two ai-service apps; skipped when `ESTATE_SKIP_DOCKER=1`), and a Redis
+//! that does not answer never fails a chat.
 
 use crate::helpers::{TestApp, closed_port_url, header, refusal_body, status_and_text, token};
 use serde_json::json;
@@ -79,6 +80,57 @@ async fn two_replicas_share_one_window_per_subject_exactly() {
         assert!(text.contains(&chat_count("allowed", allowed)), "{text}");
         assert!(text.contains(&chat_count("refused", 1)), "{text}");
         assert!(text.contains(&chat_count("fallback", 0)), "{text}");
+    }
+}
+
+#[actix_web::test]
+async fn two_replicas_share_one_log_analysis_budget_per_address_exactly() {
+    let Some(redis) = testkit::Redis::start().await else {
+        return;
+    };
+    let settings = [
+        ("REDIS_URL", redis.url.as_str()),
+        ("LOG_ANALYSIS_PUBLIC_RATE_LIMIT", "4"),
+    ];
+    let replicas = [
+        TestApp::spawn(&settings).await,
+        TestApp::spawn(&settings).await,
+    ];
+    for replica in &replicas {
+        // Opens the replica's Redis connection in a group no assertion below counts.
+        assert_eq!(chat_as(replica, "user-warm-up").await.0, 200);
+    }
+    let body = json!({ "log": "ERROR boom" });
+    for call in 0..6_usize {
+        let response = replicas[call % 2].analyze_log(&body).await;
+        if call < 4 {
+            assert_eq!(
+                response.status(),
+                200,
+                "analysis {call}: within the one budget"
+            );
+            continue;
+        }
+        let secs: u64 = header(&response, "retry-after")
+            .expect("a refusal carries Retry-After")
+            .parse()
+            .expect("whole seconds");
+        assert_eq!(
+            status_and_text(response).await,
+            (429, refusal_body(secs)),
+            "analysis {call}: the budget is spent across both replicas"
+        );
+    }
+    let count = |outcome: &str, count: u32| {
+        format!(
+            r#"limiter_decisions_total{{service="ai-service",group="log_analysis",outcome="{outcome}"}} {count}"#
+        )
+    };
+    for replica in &replicas {
+        let text = metrics(replica).await;
+        assert!(text.contains(&count("allowed", 2)), "{text}");
+        assert!(text.contains(&count("refused", 1)), "{text}");
+        assert!(text.contains(&count("fallback", 0)), "{text}");
     }
 }
 

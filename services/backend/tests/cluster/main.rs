@@ -10,6 +10,7 @@
 //! - [`budget`]: one CREDENTIAL budget across two replicas.
 //! - [`lock`]: the login lock across replicas and across a restart.
 //! - [`codes`]: a code sent by one replica verified on the other.
+//! - [`failover`]: the lock and a code survive a Sentinel failover; during it, 503s only.
 //! - [`jobs`]: account-mail jobs written on either replica worked exactly once.
 //! - [`mail`]: mail queued on either replica delivered by SMTP exactly once.
 //! - [`runs`]: a run driven by a live replica is never ended by another; a dead one's is.
@@ -17,6 +18,7 @@
 
 mod budget;
 mod codes;
+mod failover;
 mod jobs;
 mod lock;
 mod mail;

@@ -30,12 +30,17 @@ impl Node {
     /// A fresh replica on `redis`. `data_dir` holds only the outbox here: with `REDIS_URL`
     /// set the backend opens no embedded database, so replicas may share one directory.
     pub async fn start(redis: &Redis, data_dir: &Path, overrides: &[(&str, &str)]) -> Self {
+        Self::start_on(&redis.url, data_dir, overrides).await
+    }
+
+    /// A fresh replica with `REDIS_URL` set to `redis_url` (either form).
+    pub async fn start_on(redis_url: &str, data_dir: &Path, overrides: &[(&str, &str)]) -> Self {
         let data_dir = data_dir.to_string_lossy().into_owned();
         let mut settings = vec![
             ("SECURITY_JWT_SECRET_KEY", SECRET),
             ("PORT", "0"),
             ("DATA_DIR", data_dir.as_str()),
-            ("REDIS_URL", redis.url.as_str()),
+            ("REDIS_URL", redis_url),
         ];
         settings.extend_from_slice(overrides);
         let env: MapEnv = settings.into_iter().collect();

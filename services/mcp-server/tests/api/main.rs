@@ -10,6 +10,7 @@ mod limits;
 mod modern;
 mod python_sdk;
 mod request_id;
+mod shared_budgets;
 mod skills_installer;
 mod spellings;
 mod tool_bounds;
