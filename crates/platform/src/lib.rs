@@ -49,7 +49,7 @@ pub mod server;
 pub use cli::{ServiceInfo, StartFailure};
 pub use client_ip::TrustedProxies;
 pub use client_key::ClientIp;
-pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
+pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, Parsed, ProcessEnv};
 pub use cors::CorsConfig;
 pub use jwt::{Claims, JwtError, JwtKeys, Subject, TokenKind};
 pub use limits::LimiterSettings;

@@ -1,7 +1,7 @@
 //! The analyzer's settings, read once from the environment (every variable in docs/config.md).
 
 use limiter::{Policy, QueueConfig};
-use platform::{ConfigError, Env, ListenConfig};
+use platform::{ConfigError, Env, ListenConfig, Parsed};
 use std::time::Duration;
 
 /// The analyzer's port.
@@ -128,10 +128,10 @@ impl AnalyzerConfig {
             token: env.required(ENV_TOKEN)?,
             rate_limit_enabled: rate_limit_enabled(env),
             budgets: Budgets {
-                analyze: env.budget(ENV_BUDGET_ANALYZE, "15000/60s")?,
-                llm: env.budget(ENV_BUDGET_LLM, "30/60s")?,
-                read: env.budget(ENV_BUDGET_READ, "600/60s")?,
-                write: env.budget(ENV_BUDGET_WRITE, "60/60s")?,
+                analyze: env.parsed_or(ENV_BUDGET_ANALYZE, "15000/60s")?,
+                llm: env.parsed_or(ENV_BUDGET_LLM, "30/60s")?,
+                read: env.parsed_or(ENV_BUDGET_READ, "600/60s")?,
+                write: env.parsed_or(ENV_BUDGET_WRITE, "60/60s")?,
             },
             limiter: platform::LimiterSettings::from_env(env)?,
             queue: QueueConfig {
