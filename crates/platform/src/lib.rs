@@ -7,8 +7,7 @@
 //! - Re-exported from the core: [`config`], [`telemetry`], [`cli`], [`shutdown`], [`listen`],
 //!   [`request_id`], [`log_fields`].
 //! - [`server`]: binding through [`ListenConfig`] and the run loop that drains on SIGTERM.
-//! - [`bounds`]: bounded analysis answers: the findings kept, their bytes, the `truncated`
-//!   marker, and reading an upstream's answer within a size bound.
+//! - [`bounds`]: reading an upstream's answer within a size bound.
 //! - [`envelope`]: the `{"error","message"}` envelope and its 500 form (analyzer, ai-service,
 //!   mcp-server).
 //! - [`health`]: the health handler every service mounts (503 once a stop is announced).

@@ -47,7 +47,7 @@ pub struct AnalysisBounds {
 /// Findings kept by default.
 pub const DEFAULT_MAX_FINDINGS: usize = 1000;
 /// Answer bytes by default: half of what the relays read of an analysis answer.
-pub const DEFAULT_MAX_ANSWER_BYTES: usize = platform::bounds::MAX_ANALYSIS_ANSWER_BYTES / 2;
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = analysis::MAX_ANALYSIS_ANSWER_BYTES / 2;
 /// Analysis time by default: under every caller's own timeout, so callers get the cut answer.
 pub const DEFAULT_DEADLINE_MS: u64 = 5000;
 /// The smallest answer bound accepted: room for the summary and a few findings.
