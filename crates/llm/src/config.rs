@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 use limiter::Policy;
-use platform_core::{ConfigError, Env};
+use platform_core::{ConfigError, Env, Parsed};
 
 /// Base URL of an OpenAI-compatible API, up to and including its version segment
 /// (`https://api.openai.com/v1`, `http://127.0.0.1:1234/v1`). Unset: the local provider.
@@ -72,7 +72,7 @@ impl LlmConfig {
             base_url,
             api_key,
             model,
-            pace: env.budget(ENV_LLM_RATE, DEFAULT_RATE)?,
+            pace: env.parsed_or(ENV_LLM_RATE, DEFAULT_RATE)?,
             timeout: timeout(env)?,
         })
     }

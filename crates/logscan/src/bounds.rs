@@ -40,7 +40,7 @@ struct Ranked {
 
 impl Ranked {
     fn key(&self) -> ((&str, u32, u32, &str), u64) {
-        (self.finding.sort_key(), self.order)
+        (crate::finding::sort_key(&self.finding), self.order)
     }
 }
 

@@ -59,3 +59,10 @@ pub enum RuleError {
     #[error("rule.languages has an unknown language '{0}'")]
     UnknownLanguage(String),
 }
+
+/// A severity a rule spells wrong is the rule's error.
+impl From<analysis::UnknownSeverity> for RuleError {
+    fn from(_: analysis::UnknownSeverity) -> Self {
+        Self::InvalidSeverity
+    }
+}

@@ -17,7 +17,8 @@
 //! `services/analyzer/tests/corpus` pins what it finds.
 //!
 //! # Layout
-//! - [`Language`], [`Severity`], [`SourceFile`], [`Finding`]: the vocabulary of a request.
+//! - [`Language`], [`SourceFile`]: the vocabulary of a request; [`Severity`] and [`Finding`]
+//!   are the estate's analysis contract (`crates/analysis`), re-exported.
 //! - [`Bounds`], [`Report`] (`bounds`): what one analysis may spend and what it found.
 //! - [`analysis_types`] and the type ids (`catalog`); `checks`: one module per type, plus the
 //!   error-block finder and the sensitive-name vocabulary.
@@ -37,22 +38,21 @@ mod language;
 mod lexer;
 mod names;
 mod rule;
-mod severity;
 mod source;
 
+pub use analysis::{Finding, Severity};
 pub use bounds::{Bounds, Report};
 pub use catalog::{
     AnalysisType, CUSTOM, LOG_WITHOUT_CONTEXT, PRINT_DEBUGGING, SENSITIVE_DATA,
     WRONG_LEVEL_FOR_CAUGHT_ERROR, analysis_types,
 };
 pub use error::{AnalyzeError, RuleError};
-pub use finding::{Finding, SourceFile};
+pub use finding::SourceFile;
 pub use language::Language;
 pub use rule::{
     CustomRule, MAX_MESSAGE_CHARS, MAX_PATTERN_CHARS, MAX_RULE_LINE_BYTES, REGEX_SIZE_LIMIT,
     RuleSpec,
 };
-pub use severity::Severity;
 
 /// Analyzes `files` with the analysis types named in `types` (all built-in types when empty;
 /// `custom` is accepted and selects none) and with every rule in `rules`, within `bounds`. The

@@ -13,8 +13,6 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use limiter::{Policy, PolicyError};
-
 /// Exit status of a binary whose configuration is refused (`EX_USAGE` in sysexits.h).
 pub const EXIT_CONFIG: u8 = 64;
 
@@ -35,22 +33,23 @@ pub enum ConfigError {
         /// What a valid value looks like.
         expected: String,
     },
-    /// A budget variable is not `<limit>/<period>`.
+    /// A variable read through its type's own parser (a budget `<limit>/<period>`, say) is
+    /// not what that parser takes.
     #[error("{name} is invalid: {reason}")]
-    Budget {
+    Unparsed {
         /// The variable.
         name: &'static str,
-        /// What the budget parser refused (its message never quotes the input).
-        reason: PolicyError,
+        /// What the parser refused (a parser of settings never quotes its input).
+        reason: String,
     },
-    /// The built-in default of a budget does not parse: a bug in the service, not the
+    /// The built-in default of such a variable does not parse: a bug in the service, not the
     /// operator's doing, named as such so nobody hunts for a variable they never set.
-    #[error("built-in default of {name} is not a budget: {reason}")]
+    #[error("built-in default of {name} is not valid: {reason}")]
     BadDefault {
         /// The variable whose default is wrong.
         name: &'static str,
-        /// What the budget parser refused.
-        reason: PolicyError,
+        /// What the parser refused.
+        reason: String,
     },
 }
 
@@ -103,17 +102,39 @@ pub trait Env {
             }),
         }
     }
+}
 
-    /// `name` as a budget `<limit>/<period>` (`300/1h`, `20/15m`, `60/60s`), or `default`
-    /// (written the same way) when unset.
-    fn budget(&self, name: &'static str, default: &str) -> Result<Policy, ConfigError> {
+/// Reading a variable through its own type's parser, for every [`Env`] (`&dyn Env` included:
+/// a generic method cannot sit on a trait used as `dyn`).
+pub trait Parsed {
+    /// `name` read by `T`'s own parser (a limiter budget `<limit>/<period>`, say), or
+    /// `default` (written the same way) when unset. The parser's message must not quote the
+    /// value, which may be a secret.
+    fn parsed_or<T>(&self, name: &'static str, default: &str) -> Result<T, ConfigError>
+    where
+        T: FromStr,
+        T::Err: std::fmt::Display;
+}
+
+impl<E: Env + ?Sized> Parsed for E {
+    fn parsed_or<T>(&self, name: &'static str, default: &str) -> Result<T, ConfigError>
+    where
+        T: FromStr,
+        T::Err: std::fmt::Display,
+    {
         match self.optional(name) {
             Some(value) => value
                 .parse()
-                .map_err(|reason| ConfigError::Budget { name, reason }),
+                .map_err(|reason: T::Err| ConfigError::Unparsed {
+                    name,
+                    reason: reason.to_string(),
+                }),
             None => default
                 .parse()
-                .map_err(|reason| ConfigError::BadDefault { name, reason }),
+                .map_err(|reason: T::Err| ConfigError::BadDefault {
+                    name,
+                    reason: reason.to_string(),
+                }),
         }
     }
 }

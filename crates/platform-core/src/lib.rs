@@ -10,7 +10,8 @@
 //!
 //! # Layout
 //! - [`config`]: the [`Env`] trait, [`ProcessEnv`] and [`MapEnv`], typed helpers (strings,
-//!   integers, strict booleans, limiter budgets) and [`ConfigError`].
+//!   integers, strict booleans, any value its own type parses, such as a limiter budget) and
+//!   [`ConfigError`].
 //! - [`telemetry`]: the global `tracing` subscriber (`RUST_LOG`, `LOG_FORMAT`).
 //! - [`cli`]: the shared command line (`--healthcheck`, `--help`) and [`StartFailure`].
 //! - [`shutdown`]: a future that resolves on SIGTERM or Ctrl-C.
@@ -32,7 +33,7 @@ pub mod telemetry;
 pub mod trusted_proxies;
 
 pub use cli::{ServiceInfo, StartFailure};
-pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
+pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, Parsed, ProcessEnv};
 pub use listen::ListenConfig;
 pub use request_id::RequestId;
 pub use shutdown::StopSignal;

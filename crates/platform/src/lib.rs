@@ -7,8 +7,7 @@
 //! - Re-exported from the core: [`config`], [`telemetry`], [`cli`], [`shutdown`], [`listen`],
 //!   [`request_id`], [`log_fields`].
 //! - [`server`]: binding through [`ListenConfig`] and the run loop that drains on SIGTERM.
-//! - [`bounds`]: bounded analysis answers: the findings kept, their bytes, the `truncated`
-//!   marker, and reading an upstream's answer within a size bound.
+//! - [`bounds`]: reading an upstream's answer within a size bound.
 //! - [`envelope`]: the `{"error","message"}` envelope and its 500 form (analyzer, ai-service,
 //!   mcp-server).
 //! - [`health`]: the health handler every service mounts (503 once a stop is announced).
@@ -49,7 +48,7 @@ pub mod server;
 pub use cli::{ServiceInfo, StartFailure};
 pub use client_ip::TrustedProxies;
 pub use client_key::ClientIp;
-pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, ProcessEnv};
+pub use config::{ConfigError, EXIT_CONFIG, Env, MapEnv, Parsed, ProcessEnv};
 pub use cors::CorsConfig;
 pub use jwt::{Claims, JwtError, JwtKeys, Subject, TokenKind};
 pub use limits::LimiterSettings;

@@ -80,3 +80,63 @@ impl LimiterSettings {
         self.redis_url.as_deref().map(RedisConfig::new)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{ConfigError, MapEnv, Parsed};
+    use limiter::Policy;
+    use std::time::Duration;
+
+    fn env(pairs: &[(&str, &str)]) -> MapEnv {
+        pairs.iter().copied().collect()
+    }
+
+    #[test]
+    fn budgets_parse_with_the_limiter_and_fall_back_to_the_default() {
+        let vars = env(&[("RATE_LIMIT_CI", "600/1h"), ("EMPTY", "")]);
+        let set: Policy = vars.parsed_or("RATE_LIMIT_CI", "1/1s").unwrap();
+        assert_eq!(
+            (set.limit(), set.period()),
+            (600, Duration::from_secs(3600))
+        );
+        let fallback: Policy = vars.parsed_or("EMPTY", "20/15m").unwrap();
+        assert_eq!(
+            (fallback.limit(), fallback.period()),
+            (20, Duration::from_secs(900))
+        );
+        let absent: Policy = vars.parsed_or("ABSENT", "60/60s").unwrap();
+        assert_eq!(absent, "60/60s".parse::<Policy>().unwrap());
+    }
+
+    #[test]
+    fn a_bad_budget_names_the_variable_and_the_format_never_the_value() {
+        let err = env(&[("RATE_LIMIT_CI", "600 per hour")])
+            .parsed_or::<Policy>("RATE_LIMIT_CI", "600/1h")
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "RATE_LIMIT_CI is invalid: expected <limit>/<period> such as 300/1h, 20/15m or 60/60s"
+        );
+        let zero = env(&[("RATE_LIMIT_CI", "0/1h")])
+            .parsed_or::<Policy>("RATE_LIMIT_CI", "600/1h")
+            .unwrap_err();
+        assert!(matches!(
+            zero,
+            ConfigError::Unparsed {
+                name: "RATE_LIMIT_CI",
+                ..
+            }
+        ));
+        assert!(!zero.to_string().contains("0/1h"), "{zero}");
+        let default = MapEnv::default()
+            .parsed_or::<Policy>("RATE_LIMIT_CI", "600/1d")
+            .unwrap_err();
+        assert!(matches!(
+            default,
+            ConfigError::BadDefault {
+                name: "RATE_LIMIT_CI",
+                ..
+            }
+        ));
+    }
+}

@@ -19,13 +19,13 @@
 //! The span is at `ERROR` level so that whatever `RUST_LOG` lets through still carries the id;
 //! a filter that switches this module off (`RUST_LOG=backend=debug` alone) drops the span.
 
+use actix_layer::{Answer, Layer};
 use actix_web::Error;
 use actix_web::body::MessageBody;
-use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse};
 use actix_web::error::InternalError;
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
-use futures_util::future::{LocalBoxFuture, Ready, ready};
 use platform_core::log_fields::{MAX_METHOD_CHARS, clipped, millis};
 use platform_core::request_id::{RequestId, X_REQUEST_ID};
 use std::rc::Rc;
@@ -40,41 +40,14 @@ pub struct RequestLog;
 #[derive(Clone, Copy, Debug)]
 pub struct Quiet;
 
-impl<S, B> Transform<S, ServiceRequest> for RequestLog
+impl<S, B> Layer<S, B> for RequestLog
 where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Transform = RequestLogService<S>;
-    type InitError = ();
-    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+    type Body = B;
 
-    fn new_transform(&self, service: S) -> Self::Future {
-        ready(Ok(RequestLogService {
-            service: Rc::new(service),
-        }))
-    }
-}
-
-/// The per-worker service of [`RequestLog`].
-pub struct RequestLogService<S> {
-    service: Rc<S>,
-}
-
-impl<S, B> Service<ServiceRequest> for RequestLogService<S>
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
-    B: MessageBody + 'static,
-{
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
-
-    forward_ready!(service);
-
-    fn call(&self, request: ServiceRequest) -> Self::Future {
+    fn call(&self, service: Rc<S>, request: ServiceRequest) -> Answer<B> {
         let started = Instant::now();
         let received = request
             .headers()
@@ -88,7 +61,7 @@ where
             route: request.match_pattern(),
             started,
         };
-        let answer = span.in_scope(|| self.service.call(request));
+        let answer = span.in_scope(|| service.call(request));
         Box::pin(
             async move {
                 match answer.await {
@@ -115,6 +88,8 @@ where
         )
     }
 }
+
+actix_layer::layer_transform!(RequestLog);
 
 /// What the request line says of a request, read before it is served.
 struct Line {

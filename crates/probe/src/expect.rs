@@ -8,7 +8,7 @@
 
 use limiter::Policy;
 use platform_core::cors::{DEFAULT_ALLOWED_ORIGINS, ENV_CORS_ALLOWED_ORIGINS};
-use platform_core::{ConfigError, Env};
+use platform_core::{ConfigError, Env, Parsed};
 
 /// Backend, public filter, per IP.
 pub const ENV_RATE_LIMIT_CREDENTIAL: &str = "RATE_LIMIT_CREDENTIAL";
@@ -77,15 +77,15 @@ impl Expectations {
             .optional(ENV_CORS_ALLOWED_ORIGINS)
             .unwrap_or_else(|| DEFAULT_ALLOWED_ORIGINS.to_owned());
         Ok(Self {
-            credential: env.budget(ENV_RATE_LIMIT_CREDENTIAL, "300/1h")?,
-            auth_credential: env.budget(ENV_AUTH_RATE_LIMIT_CREDENTIAL, "20/15m")?,
+            credential: env.parsed_or(ENV_RATE_LIMIT_CREDENTIAL, "300/1h")?,
+            auth_credential: env.parsed_or(ENV_AUTH_RATE_LIMIT_CREDENTIAL, "20/15m")?,
             login_max_attempts: small(ENV_LOGIN_MAX_ATTEMPTS, attempts)?,
             lock_minutes: env.u64_or(ENV_LOCK_MINUTES, 10)?,
-            analyzer_read: env.budget(ENV_ANALYZER_READ, "600/60s")?,
-            analyzer_write: env.budget(ENV_ANALYZER_WRITE, "60/60s")?,
+            analyzer_read: env.parsed_or(ENV_ANALYZER_READ, "600/60s")?,
+            analyzer_write: env.parsed_or(ENV_ANALYZER_WRITE, "60/60s")?,
             analyzer_max_body_bytes: env.usize_or(ENV_ANALYZER_MAX_BODY_BYTES, 4 * 1024 * 1024)?,
             log_analysis_per_minute: small(ENV_LOG_ANALYSIS_LIMIT, per_minute)?,
-            mcp: env.budget(ENV_MCP_RATE_LIMIT_MCP, "600/60s")?,
+            mcp: env.parsed_or(ENV_MCP_RATE_LIMIT_MCP, "600/60s")?,
             allowed_origin: origins
                 .split(',')
                 .next()

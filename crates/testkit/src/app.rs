@@ -1,8 +1,9 @@
 //! [`TestApp`]: a real service on a free port, on a fake clock the test moves, spoken to over
-//! HTTP with one client. Each service's test helpers wrap it with what is theirs (their
-//! settings, their tokens, their requests) and reach its fields through `Deref`.
+//! HTTP with one client, stopped when the test says so. Each service's test helpers wrap it
+//! with what is theirs (their settings, their tokens, their requests, their store) and reach
+//! its fields through `Deref`.
 
-use actix_web::dev::Server;
+use actix_web::dev::{Server, ServerHandle};
 use limiter::FakeClock;
 
 /// A running service and the way to reach it.
@@ -13,6 +14,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The service's clock.
     pub clock: FakeClock,
+    handle: ServerHandle,
 }
 
 impl TestApp {
@@ -21,12 +23,25 @@ impl TestApp {
     pub fn spawn(build: impl FnOnce(&FakeClock) -> (u16, Server)) -> Self {
         let clock = FakeClock::new();
         let (port, server) = build(&clock);
+        Self::run(clock, port, server)
+    }
+
+    /// Runs a server already built on `clock` and bound to `port` (a service whose build
+    /// must wait, or that hands back more than its server, builds it first).
+    pub fn run(clock: FakeClock, port: u16, server: Server) -> Self {
+        let handle = server.handle();
         actix_web::rt::spawn(server);
         Self {
             base: format!("http://127.0.0.1:{port}"),
             client: reqwest::Client::new(),
             clock,
+            handle,
         }
+    }
+
+    /// Stops the server gracefully: in-flight requests finish, then its workers go.
+    pub async fn stop(&self) {
+        self.handle.stop(true).await;
     }
 
     /// The URL of `path` on the service.

@@ -1,7 +1,7 @@
 //! The ai-service's settings, read once from the environment (every variable in docs/config.md).
 
 use limiter::Policy;
-use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
+use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, Parsed};
 use std::time::Duration;
 
 /// The ai-service's port.
@@ -65,8 +65,8 @@ impl AiConfig {
             cors: CorsConfig::from_env(env)?,
             client_ip: ClientIp::from_env(env)?,
             rate_limit_disabled: rate_limit_disabled(env),
-            chat: env.budget(ENV_BUDGET_CHAT, "60/1m")?,
-            global: env.budget(ENV_BUDGET_GLOBAL, "1200/1m")?,
+            chat: env.parsed_or(ENV_BUDGET_CHAT, "60/1m")?,
+            global: env.parsed_or(ENV_BUDGET_GLOBAL, "1200/1m")?,
             log_analysis: log_analysis(env)?,
             limiter: platform::LimiterSettings::from_env(env)?,
             backend_url: backend_url(env)?,

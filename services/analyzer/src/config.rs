@@ -1,7 +1,7 @@
 //! The analyzer's settings, read once from the environment (every variable in docs/config.md).
 
 use limiter::{Policy, QueueConfig};
-use platform::{ConfigError, Env, ListenConfig};
+use platform::{ConfigError, Env, ListenConfig, Parsed};
 use std::time::Duration;
 
 /// The analyzer's port.
@@ -47,7 +47,7 @@ pub struct AnalysisBounds {
 /// Findings kept by default.
 pub const DEFAULT_MAX_FINDINGS: usize = 1000;
 /// Answer bytes by default: half of what the relays read of an analysis answer.
-pub const DEFAULT_MAX_ANSWER_BYTES: usize = platform::bounds::MAX_ANALYSIS_ANSWER_BYTES / 2;
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = analysis::MAX_ANALYSIS_ANSWER_BYTES / 2;
 /// Analysis time by default: under every caller's own timeout, so callers get the cut answer.
 pub const DEFAULT_DEADLINE_MS: u64 = 5000;
 /// The smallest answer bound accepted: room for the summary and a few findings.
@@ -128,10 +128,10 @@ impl AnalyzerConfig {
             token: env.required(ENV_TOKEN)?,
             rate_limit_enabled: rate_limit_enabled(env),
             budgets: Budgets {
-                analyze: env.budget(ENV_BUDGET_ANALYZE, "15000/60s")?,
-                llm: env.budget(ENV_BUDGET_LLM, "30/60s")?,
-                read: env.budget(ENV_BUDGET_READ, "600/60s")?,
-                write: env.budget(ENV_BUDGET_WRITE, "60/60s")?,
+                analyze: env.parsed_or(ENV_BUDGET_ANALYZE, "15000/60s")?,
+                llm: env.parsed_or(ENV_BUDGET_LLM, "30/60s")?,
+                read: env.parsed_or(ENV_BUDGET_READ, "600/60s")?,
+                write: env.parsed_or(ENV_BUDGET_WRITE, "60/60s")?,
             },
             limiter: platform::LimiterSettings::from_env(env)?,
             queue: QueueConfig {

@@ -5,7 +5,7 @@ mod mail;
 pub use mail::{ENV_MAIL_LINK_BASE_URL, ENV_SMTP_FROM, ENV_SMTP_URL, MailConfig, SmtpConfig};
 
 use limiter::Policy;
-use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
+use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, Parsed};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -117,17 +117,17 @@ impl BackendConfig {
             cors: CorsConfig::from_env(env)?,
             client_ip: ClientIp::from_env(env)?,
             public: PublicBudgets {
-                email: env.budget("RATE_LIMIT_EMAIL", "20/1h")?,
-                email_recipient: env.budget("RATE_LIMIT_EMAIL_RECIPIENT", "10/1h")?,
-                credential: env.budget("RATE_LIMIT_CREDENTIAL", "300/1h")?,
-                expensive: env.budget("RATE_LIMIT_EXPENSIVE", "240/1h")?,
-                ci: env.budget("RATE_LIMIT_CI", "600/1h")?,
+                email: env.parsed_or("RATE_LIMIT_EMAIL", "20/1h")?,
+                email_recipient: env.parsed_or("RATE_LIMIT_EMAIL_RECIPIENT", "10/1h")?,
+                credential: env.parsed_or("RATE_LIMIT_CREDENTIAL", "300/1h")?,
+                expensive: env.parsed_or("RATE_LIMIT_EXPENSIVE", "240/1h")?,
+                ci: env.parsed_or("RATE_LIMIT_CI", "600/1h")?,
             },
             auth: AuthBudgets {
-                credential: env.budget("AUTH_RATE_LIMIT_CREDENTIAL", "20/15m")?,
-                one_time_code: env.budget("AUTH_RATE_LIMIT_ONE_TIME_CODE", "15/15m")?,
-                email: env.budget("AUTH_RATE_LIMIT_EMAIL", "10/1h")?,
-                backstop: env.budget("AUTH_RATE_LIMIT_BACKSTOP", "120/15m")?,
+                credential: env.parsed_or("AUTH_RATE_LIMIT_CREDENTIAL", "20/15m")?,
+                one_time_code: env.parsed_or("AUTH_RATE_LIMIT_ONE_TIME_CODE", "15/15m")?,
+                email: env.parsed_or("AUTH_RATE_LIMIT_EMAIL", "10/1h")?,
+                backstop: env.parsed_or("AUTH_RATE_LIMIT_BACKSTOP", "120/15m")?,
             },
             login_max_attempts: positive(env, ENV_LOGIN_MAX_ATTEMPTS, 5)?,
             lock: Duration::from_secs(60 * u64::from(positive(env, ENV_LOCK_MINUTES, 10)?)),

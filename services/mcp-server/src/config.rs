@@ -2,7 +2,7 @@
 
 use crate::public_url::PublicUrl;
 use limiter::Policy;
-use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig};
+use platform::{ClientIp, ConfigError, CorsConfig, Env, JwtKeys, ListenConfig, Parsed};
 
 /// The MCP server's port.
 pub const DEFAULT_PORT: u16 = 9500;
@@ -84,9 +84,9 @@ impl McpConfig {
             client_ip: ClientIp::from_env(env)?,
             rate_limit_enabled: rate_limit_enabled(env),
             budgets: Budgets {
-                mcp: env.budget(ENV_BUDGET_MCP, "600/60s")?,
-                skills_package: env.budget(ENV_BUDGET_SKILLS_PACKAGE, "20/60s")?,
-                installer: env.budget(ENV_BUDGET_INSTALLER, "60/60s")?,
+                mcp: env.parsed_or(ENV_BUDGET_MCP, "600/60s")?,
+                skills_package: env.parsed_or(ENV_BUDGET_SKILLS_PACKAGE, "20/60s")?,
+                installer: env.parsed_or(ENV_BUDGET_INSTALLER, "60/60s")?,
             },
             limiter: platform::LimiterSettings::from_env(env)?,
             public_url: env

@@ -8,7 +8,7 @@
 //! An answer is read up to [`MAX_ANALYSIS_ANSWER_BYTES`]; a longer one is not read further and
 //! counts as no answer ([`BodyError::TooLarge`]).
 
-pub use platform::bounds::MAX_ANALYSIS_ANSWER_BYTES;
+pub use analysis::MAX_ANALYSIS_ANSWER_BYTES;
 use platform::bounds::{BodyError, read_body};
 use reqwest::header::RETRY_AFTER;
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! Unit tests of the typed environment helpers.
 
-use std::time::Duration;
+use std::net::Ipv4Addr;
 
 use super::*;
 
@@ -86,57 +86,47 @@ fn booleans_are_exactly_true_or_false() {
 }
 
 #[test]
-fn budgets_parse_with_the_limiter_and_fall_back_to_the_default() {
-    let vars = env(&[("RATE_LIMIT_CI", "600/1h"), ("EMPTY", "")]);
-    let set = vars.budget("RATE_LIMIT_CI", "1/1s").unwrap();
-    assert_eq!(
-        (set.limit(), set.period()),
-        (600, Duration::from_secs(3600))
-    );
-    let fallback = vars.budget("EMPTY", "20/15m").unwrap();
-    assert_eq!(
-        (fallback.limit(), fallback.period()),
-        (20, Duration::from_secs(900))
-    );
-    let absent = vars.budget("ABSENT", "60/60s").unwrap();
-    assert_eq!(absent, "60/60s".parse::<Policy>().unwrap());
+fn parsed_values_use_their_types_parser_and_fall_back_to_the_default() {
+    let vars = env(&[("ADDRESS", "10.0.0.1"), ("EMPTY", "")]);
+    let set: Ipv4Addr = vars.parsed_or("ADDRESS", "127.0.0.1").unwrap();
+    assert_eq!(set, Ipv4Addr::new(10, 0, 0, 1));
+    let fallback: Ipv4Addr = vars.parsed_or("EMPTY", "127.0.0.2").unwrap();
+    assert_eq!(fallback, Ipv4Addr::new(127, 0, 0, 2));
+    let absent: Ipv4Addr = vars.parsed_or("ABSENT", "127.0.0.3").unwrap();
+    assert_eq!(absent, Ipv4Addr::new(127, 0, 0, 3));
 }
 
 #[test]
-fn a_bad_budget_names_the_variable_and_the_format() {
-    let err = env(&[("RATE_LIMIT_CI", "600 per hour")])
-        .budget("RATE_LIMIT_CI", "600/1h")
+fn a_value_its_parser_refuses_names_the_variable_and_the_parsers_reason() {
+    let err = env(&[("ADDRESS", "ten")])
+        .parsed_or::<Ipv4Addr>("ADDRESS", "127.0.0.1")
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
-        "RATE_LIMIT_CI is invalid: expected <limit>/<period> such as 300/1h, 20/15m or 60/60s"
+        err,
+        ConfigError::Unparsed {
+            name: "ADDRESS",
+            reason: "invalid IPv4 address syntax".to_owned()
+        }
     );
-    let zero = env(&[("RATE_LIMIT_CI", "0/1h")]).budget("RATE_LIMIT_CI", "600/1h");
     assert_eq!(
-        zero,
-        Err(ConfigError::Budget {
-            name: "RATE_LIMIT_CI",
-            reason: PolicyError::Zero
-        })
+        err.to_string(),
+        "ADDRESS is invalid: invalid IPv4 address syntax"
     );
 }
 
 #[test]
 fn a_bad_default_is_reported_as_a_bug_not_as_the_operators_value() {
     let err = MapEnv::default()
-        .budget("RATE_LIMIT_CI", "600/1d")
+        .parsed_or::<Ipv4Addr>("ADDRESS", "localhost")
         .unwrap_err();
     assert_eq!(
         err,
         ConfigError::BadDefault {
-            name: "RATE_LIMIT_CI",
-            reason: PolicyError::Format
+            name: "ADDRESS",
+            reason: "invalid IPv4 address syntax".to_owned()
         }
     );
-    assert!(
-        err.to_string()
-            .starts_with("built-in default of RATE_LIMIT_CI")
-    );
+    assert!(err.to_string().starts_with("built-in default of ADDRESS"));
 }
 
 #[test]
@@ -148,7 +138,8 @@ fn no_message_echoes_the_value() {
         vars.usize_or("SECRET", 0).unwrap_err(),
         vars.u64_or("SECRET", 0).unwrap_err(),
         vars.bool_or("SECRET", false).unwrap_err(),
-        vars.budget("SECRET", "1/1s").unwrap_err(),
+        vars.parsed_or::<Ipv4Addr>("SECRET", "127.0.0.1")
+            .unwrap_err(),
     ];
     for err in errors {
         let shown = format!("{err} {err:?}");

@@ -2,33 +2,11 @@
 //! sentences a locally assembled answer gives.
 
 use crate::chat::blocks::MAX_ANALYZED_BLOCKS;
-use platform::bounds::{Cut, Truncation};
-use serde::{Deserialize, Serialize};
+use ::analysis::{Cut, Finding, Truncation};
 use serde_json::{Value, json};
 
 /// The languages a block must be tagged with to be analyzed, for the messages.
 const LANGUAGES: &str = "rust, java, python, javascript, typescript, go";
-
-/// One finding as the backend returns it (the analyzer's fields).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Finding {
-    /// Rule id.
-    pub rule_id: String,
-    /// `error`, `warning`, `info`.
-    pub severity: String,
-    /// The block's file name (`block-1.py`).
-    pub path: String,
-    /// 1-based line in the block.
-    pub line: u32,
-    /// 1-based column.
-    pub column: u32,
-    /// What is wrong.
-    pub message: String,
-    /// How to fix it, when the analyzer knows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fix: Option<String>,
-}
 
 /// The outcome of a turn's code analysis.
 #[derive(Clone, Debug, PartialEq, Eq)]

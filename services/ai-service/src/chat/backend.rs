@@ -11,10 +11,11 @@
 //! answer, its text and the language model's prompt. The backend's `truncated` marker is kept,
 //! or set here when this bound cut first.
 
-use crate::chat::analysis::{Analysis, Finding};
+use crate::chat::analysis::Analysis;
 use crate::chat::blocks::{CodeBlock, MAX_ANALYZED_BLOCKS, extension};
 use crate::metrics::{Dependency, ServiceMetrics};
-use platform::bounds::{BodyError, MAX_ANALYSIS_ANSWER_BYTES, Summary, keep_within, read_body};
+use ::analysis::{AnalyzeAnswer, MAX_ANALYSIS_ANSWER_BYTES, keep_within};
+use platform::bounds::{BodyError, read_body};
 use reqwest::StatusCode;
 use reqwest::header::RETRY_AFTER;
 use serde::Deserialize;
@@ -36,12 +37,6 @@ pub struct BackendClient {
     http: reqwest::Client,
     endpoint: String,
     timeout: Duration,
-}
-
-#[derive(Deserialize)]
-struct Findings {
-    findings: Vec<Finding>,
-    summary: Summary,
 }
 
 #[derive(Deserialize)]
@@ -100,7 +95,7 @@ impl BackendClient {
             .await
             .unwrap_or_else(|_elapsed| Err(("timeout", "no answer in time".to_owned())));
         match outcome {
-            Ok(Ok(Findings {
+            Ok(Ok(AnalyzeAnswer {
                 mut findings,
                 mut summary,
             })) => {
@@ -131,7 +126,7 @@ impl BackendClient {
         &self,
         bearer: &str,
         body: serde_json::Value,
-    ) -> Result<Result<Findings, Analysis>, Failure> {
+    ) -> Result<Result<AnalyzeAnswer, Analysis>, Failure> {
         let response = self
             .http
             .post(&self.endpoint)
@@ -152,7 +147,7 @@ impl BackendClient {
             Err(too_large) => return Err(("bad_response", too_large.to_string())),
         };
         match status {
-            StatusCode::OK => serde_json::from_slice::<Findings>(&bytes)
+            StatusCode::OK => serde_json::from_slice::<AnalyzeAnswer>(&bytes)
                 .map(Ok)
                 .map_err(|error| ("bad_response", error.to_string())),
             StatusCode::TOO_MANY_REQUESTS => Err((

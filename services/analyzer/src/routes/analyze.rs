@@ -20,9 +20,9 @@ pub async fn analyze(
     request: web::Json<AnalyzeRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let request = request.into_inner();
-    let languages = request.languages()?;
-    let rules = request.rules(&state).await?;
-    let types = request.built_in_types();
+    let languages = request::languages(&request)?;
+    let rules = request::rules(&request, &state).await?;
+    let types = request::built_in_types(&request);
     let file_count = request.files.len();
     let bounds = state.bounds;
     if types.is_empty() && !request.analysis_types.is_empty() && rules.is_empty() {

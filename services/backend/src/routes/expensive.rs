@@ -22,11 +22,10 @@ pub(super) use failure::AnalyzerFailure;
 
 use crate::errors::{ApiError, Envelope};
 use crate::identity::Authenticated;
-use crate::scans::analyzer_client::{AnalyzeBatch, AnalyzeFile, AnalyzeReply, Finding};
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use platform::bounds::{Summary, keep_within};
+use analysis::{AnalyzeAnswer, AnalyzeFile, AnalyzeRequest, Finding, Summary, keep_within};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -108,10 +107,11 @@ pub(super) async fn analyze_files(
     state: &AppState,
     files: Vec<FileBody>,
     analysis_types: Vec<String>,
-) -> Result<AnalyzeReply, AnalyzerFailure> {
-    let batch = AnalyzeBatch {
+) -> Result<AnalyzeAnswer, AnalyzerFailure> {
+    let batch = AnalyzeRequest {
         files: files.into_iter().map(AnalyzeFile::from).collect(),
         analysis_types,
+        rules: Vec::new(),
     };
     let mut reply = state.scans.analyzer.analyze(&batch).await?;
     keep_within(
@@ -133,10 +133,6 @@ pub(super) fn with_marker(mut body: Map<String, Value>, summary: &Summary) -> Va
     Value::Object(body)
 }
 
-fn findings_body(reply: &AnalyzeReply) -> Value {
-    json!({ "findings": reply.findings, "summary": reply.summary })
-}
-
 async fn analyze(
     _caller: Authenticated,
     state: web::Data<AppState>,
@@ -147,7 +143,7 @@ async fn analyze(
         analysis_types,
     } = body.into_inner();
     let reply = analyze_files(&state, files, analysis_types).await?;
-    Ok(HttpResponse::Ok().json(findings_body(&reply)))
+    Ok(HttpResponse::Ok().json(reply))
 }
 
 async fn code_analysis(
@@ -166,7 +162,7 @@ async fn code_analysis(
         language: Some(language),
     };
     let reply = analyze_files(&state, vec![file], Vec::new()).await?;
-    Ok(HttpResponse::Ok().json(findings_body(&reply)))
+    Ok(HttpResponse::Ok().json(reply))
 }
 
 async fn code_fixes(

@@ -16,6 +16,7 @@ use crate::limits::keys::ci_key;
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use analysis::Severity;
 use serde::Deserialize;
 use serde_json::{Map, json};
 
@@ -34,12 +35,13 @@ enum FailOn {
 }
 
 impl FailOn {
-    /// Whether a finding of `severity` (the analyzer's `info`, `warning`, `error`) blocks.
-    fn blocks(self, severity: &str) -> bool {
-        match self {
-            Self::Error => severity == "error",
-            Self::Warning => matches!(severity, "error" | "warning"),
-        }
+    /// Whether a finding of `severity` blocks: it is at least this one.
+    fn blocks(self, severity: Severity) -> bool {
+        let least = match self {
+            Self::Error => Severity::Error,
+            Self::Warning => Severity::Warning,
+        };
+        severity >= least
     }
 }
 
@@ -74,7 +76,7 @@ async fn check(
     let blocking = reply
         .findings
         .iter()
-        .filter(|finding| fail_on.blocks(&finding.severity))
+        .filter(|finding| fail_on.blocks(finding.severity))
         .count();
     let summary = reply.summary;
     let verdict = Map::from_iter([

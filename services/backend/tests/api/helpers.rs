@@ -1,6 +1,6 @@
-//! `TestApp`: the real backend on a free port, with its own data directory and a fake clock.
+//! `TestApp`: the real backend as `testkit::TestApp` runs it, with its own data directory, its
+//! store and its account mail.
 
-use actix_web::dev::ServerHandle;
 use backend::auth::mail_jobs::MailJobs;
 use backend::store::{FaultSwitch, Store};
 use backend::{Application, BackendConfig};
@@ -18,17 +18,22 @@ pub const MAIL_PATIENCE: Duration = Duration::from_secs(10);
 pub const SECRET: &str = "4f1c9a7e2b8d6053a1e4c7b9d2f608e35a7c1b9e4d2f6a8c0b3e5d7f9a1c3e5b";
 
 pub struct TestApp {
-    pub base: String,
-    pub client: reqwest::Client,
-    pub clock: FakeClock,
+    app: testkit::TestApp,
     pub faults: FaultSwitch,
     /// The app's own store (the embedded database admits one handle: this is it).
     pub store: Store,
     /// The account-mail jobs, to wait for before reading the outbox.
     pub mail_jobs: MailJobs,
     pub data_dir: PathBuf,
-    handle: ServerHandle,
     _data: Option<tempfile::TempDir>,
+}
+
+impl std::ops::Deref for TestApp {
+    type Target = testkit::TestApp;
+
+    fn deref(&self) -> &testkit::TestApp {
+        &self.app
+    }
 }
 
 impl TestApp {
@@ -53,23 +58,16 @@ impl TestApp {
         let config = BackendConfig::from_env(&env).expect("test settings are valid");
         let clock = FakeClock::new();
         let app = build_when_free(config, &clock).await;
-        let base = format!("http://127.0.0.1:{}", app.port());
         let faults = app.state().store.fault_switch();
         let store = app.state().store.clone();
         let mail_jobs = app.state().auth.mail_jobs.clone();
-        let server = app.into_server();
-        let handle = server.handle();
-        actix_web::rt::spawn(server);
-        let client = reqwest::Client::new();
+        let port = app.port();
         Self {
-            base,
-            client,
-            clock,
+            app: testkit::TestApp::run(clock, port, app.into_server()),
             faults,
             store,
             mail_jobs,
             data_dir: data.to_path_buf(),
-            handle,
             _data: None,
         }
     }
@@ -77,7 +75,7 @@ impl TestApp {
     /// Stops the server and lets go of its store (the embedded database can be reopened);
     /// hands back the data directory, which lives as long as the caller keeps it.
     pub async fn stop(self) -> Option<tempfile::TempDir> {
-        self.handle.stop(true).await;
+        self.app.stop().await;
         self._data
     }
 
@@ -93,10 +91,6 @@ impl TestApp {
         text.lines()
             .map(|line| serde_json::from_str(line).expect("an outbox line"))
             .collect()
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
     }
 
     /// POST JSON, optionally as forwarded for `client_ip`.

@@ -5,20 +5,19 @@
 
 use crate::stub::{Step, Stub};
 use crate::support::{TOKEN, file, follow, scanner, spawn_analyzer};
-use backend::scans::analyzer_client::{
-    AnalyzeBatch, AnalyzeFile, AnalyzerClient, AnalyzerError, RetryPolicy,
-};
+use analysis::{AnalyzeFile, AnalyzeRequest};
+use backend::scans::analyzer_client::{AnalyzerClient, AnalyzerError, RetryPolicy};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-fn one_file() -> AnalyzeBatch {
-    AnalyzeBatch {
+fn one_file() -> AnalyzeRequest {
+    AnalyzeRequest {
         files: vec![AnalyzeFile {
             path: "a.py".to_owned(),
             content: "x = 1\n".to_owned(),
             language: None,
         }],
-        analysis_types: Vec::new(),
+        ..AnalyzeRequest::default()
     }
 }
 

@@ -2,18 +2,19 @@
 //! it sends exactly once.
 
 use crate::stub::{Step, Stub, reply};
-use backend::scans::analyzer_client::{AnalyzeBatch, AnalyzeFile, AnalyzerError, RetryPolicy};
+use analysis::{AnalyzeFile, AnalyzeRequest};
+use backend::scans::analyzer_client::{AnalyzerError, RetryPolicy};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-fn batch() -> AnalyzeBatch {
-    AnalyzeBatch {
+fn batch() -> AnalyzeRequest {
+    AnalyzeRequest {
         files: vec![AnalyzeFile {
             path: "src/lib.rs".to_owned(),
             content: "fn main() {}\n".to_owned(),
             language: None,
         }],
-        analysis_types: Vec::new(),
+        ..AnalyzeRequest::default()
     }
 }
 

@@ -2,7 +2,8 @@
 //! at the `store` stage. Both must still end the run with one terminal frame, delivered.
 
 use crate::support::{file, follow, scanner};
-use backend::scans::analyzer_client::{AnalyzeBatch, AnalyzeReply, AnalyzeSummary, AnalyzerError};
+use analysis::{AnalyzeAnswer, AnalyzeRequest, Summary};
+use backend::scans::analyzer_client::AnalyzerError;
 use backend::scans::runs::{RunStatus, Runs};
 use backend::scans::scanner::Analyze;
 use backend::store::FaultSwitch;
@@ -12,7 +13,7 @@ use std::sync::{Arc, Mutex};
 struct Panics;
 
 impl Analyze for Panics {
-    async fn analyze(&self, _batch: &AnalyzeBatch) -> Result<AnalyzeReply, AnalyzerError> {
+    async fn analyze(&self, _batch: &AnalyzeRequest) -> Result<AnalyzeAnswer, AnalyzerError> {
         panic!("injected: the analyzer stand-in panicked");
     }
 }
@@ -21,14 +22,14 @@ impl Analyze for Panics {
 struct BreaksTheStore(Arc<Mutex<Option<FaultSwitch>>>);
 
 impl Analyze for BreaksTheStore {
-    async fn analyze(&self, batch: &AnalyzeBatch) -> Result<AnalyzeReply, AnalyzerError> {
+    async fn analyze(&self, batch: &AnalyzeRequest) -> Result<AnalyzeAnswer, AnalyzerError> {
         if let Some(switch) = self.0.lock().expect("not poisoned").as_ref() {
             switch.fail(true);
         }
         let files = u64::try_from(batch.files.len()).expect("a small batch");
-        Ok(AnalyzeReply {
+        Ok(AnalyzeAnswer {
             findings: Vec::new(),
-            summary: AnalyzeSummary {
+            summary: Summary {
                 files,
                 findings: 0,
                 truncation: None,

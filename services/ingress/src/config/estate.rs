@@ -2,7 +2,7 @@
 //! origins (with their health checks) behind the services named in `ingress:`, and TLS.
 
 use super::IngressError;
-use super::origin_request::parse_duration;
+use super::duration::parse_duration;
 use super::raw::{RawEstate, RawHealthCheck, RawPool};
 use super::service::{self, HttpService};
 use super::tls::TlsFile;

@@ -5,6 +5,7 @@
 //! are decoded with the file), then rule by rule its service, its hostname and its path
 //! regex, then the extension.
 
+mod duration;
 mod error;
 mod estate;
 mod hostname;

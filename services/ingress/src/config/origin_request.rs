@@ -5,6 +5,7 @@
 //! proxy, access, …) are ignored.
 
 use super::IngressError;
+use super::duration::parse_duration;
 use super::raw::RawOriginRequest;
 use http::HeaderValue;
 use std::time::Duration;
@@ -102,14 +103,6 @@ fn positive(value: Duration, key: &str) -> Result<Duration, IngressError> {
         });
     }
     Ok(value)
-}
-
-/// A duration as cloudflared's files write them: `30s`, `1m30s`, `500ms`, `2h`.
-pub fn parse_duration(key: &str, text: &str) -> Result<Duration, IngressError> {
-    humantime::parse_duration(text).map_err(|error| IngressError::Duration {
-        key: key.to_owned(),
-        reason: error.to_string(),
-    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! (`crate::tls::settings`).
 
 use super::IngressError;
-use super::origin_request::parse_duration;
+use super::duration::parse_duration;
 use serde::Deserialize;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -13,8 +13,8 @@
 //! does; on a new connection it means the origin dropped the request, and the origin is not
 //! tried again for it.
 
-use super::forward::{Failure, Fault, Reply};
 use super::framing;
+use super::outcome::{Failure, Fault, Reply};
 use super::replay::Replay;
 use super::upstream::{BodyWatch, UpstreamBody};
 use crate::config::OriginRequest;

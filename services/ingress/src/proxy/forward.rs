@@ -12,14 +12,14 @@
 //! request is offered last for a while.
 
 use super::attempt::{Attempt, Outgoing, Trip};
+use super::outcome::{Failure, Reply};
 use super::replay::Replay;
 use super::upstream::UpstreamBody;
 use crate::config::OriginRequest;
 use crate::metrics::Metrics;
-use crate::origin::{Connection, Origin, Pool};
-use http::{Request, Response};
+use crate::origin::Pool;
+use http::Request;
 use hyper::body::Incoming;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -27,61 +27,6 @@ use tokio::time::Instant;
 const FIRST_PAUSE: Duration = Duration::from_millis(25);
 /// Longest pause: short, because an origin coming back should be used at once.
 const MAX_PAUSE: Duration = Duration::from_millis(100);
-
-/// An origin's answer, with the connection it came on.
-pub struct Reply {
-    /// The response head; the body streams from the origin.
-    pub response: Response<Incoming>,
-    /// The connection, to be reused once the body is done.
-    pub connection: Connection,
-    /// Where it came from.
-    pub origin: Arc<Origin>,
-}
-
-/// Why a request got no answer.
-#[derive(Debug)]
-pub enum Failure {
-    /// No origin accepted it before the deadline; nothing was sent.
-    Unreachable,
-    /// It was sent to `origin`, which failed it.
-    Origin {
-        /// `host:port`.
-        origin: String,
-        /// How.
-        fault: Fault,
-    },
-    /// The client's own body broke while it was being forwarded.
-    Client(hyper::Error),
-}
-
-/// How an origin failed a request it was sent.
-#[derive(Debug, thiserror::Error)]
-pub enum Fault {
-    /// The connection closed before a byte of answer came back.
-    #[error("the connection closed before any answer: {0}")]
-    Closed(hyper::Error),
-    /// What came back is not an HTTP/1.1 answer head, or stopped inside one.
-    #[error("the answer was malformed: {0}")]
-    Malformed(hyper::Error),
-    /// An answer framed by another transfer coding than one `chunked` (`gzip, chunked`,
-    /// `identity`, `chunked, chunked`): never passed on.
-    #[error("the answer's Transfer-Encoding is not exactly one chunked")]
-    Framing,
-    /// No answer head within `responseTimeout` of the request being sent.
-    #[error("no answer within the response timeout")]
-    TimedOut,
-}
-
-impl Fault {
-    /// The `reason` label of `ingress_origin_failures_total`.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            Self::Closed(_) => "closed",
-            Self::Malformed(_) | Self::Framing => "malformed",
-            Self::TimedOut => "timeout",
-        }
-    }
-}
 
 /// Sends `request` to an origin of `pool`, retrying what was not sent until `deadline`.
 pub async fn send(

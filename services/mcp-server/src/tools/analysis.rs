@@ -7,7 +7,7 @@
 
 use super::{ToolResult, arguments, refusal_text, success_body};
 use crate::state::AppState;
-use platform::bounds::{Summary, keep_within};
+use ::analysis::{AnalyzeAnswer, AnalyzeFile, AnalyzeRequest, keep_within};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -15,13 +15,6 @@ use serde_json::{Map, Value, json};
 pub const MAX_TOOL_FINDINGS: usize = 500;
 /// The most bytes those findings take (once; the text block repeats them).
 pub const MAX_TOOL_FINDINGS_BYTES: usize = 1024 * 1024;
-
-/// The analyzer's answer to `POST /analyze`.
-#[derive(Debug, Deserialize, Serialize)]
-struct Findings {
-    findings: Vec<Value>,
-    summary: Summary,
-}
 
 /// `list_analysis_types` takes nothing.
 #[derive(Debug, Deserialize)]
@@ -76,19 +69,18 @@ pub async fn analyze(state: &AppState, given: Map<String, Value>) -> ToolResult 
              extension names it",
         );
     }
-    let mut file = json!({
-        "path": snippet.path.as_deref().unwrap_or("snippet"),
-        "content": snippet.code,
-    });
-    if let (Some(language), Some(object)) = (snippet.language, file.as_object_mut()) {
-        object.insert("language".to_owned(), json!(language));
-    }
-    let mut body = json!({ "files": [file] });
-    if let (false, Some(object)) = (snippet.analysis_types.is_empty(), body.as_object_mut()) {
-        object.insert("analysisTypes".to_owned(), json!(snippet.analysis_types));
-    }
+    let request: AnalyzeRequest = AnalyzeRequest {
+        files: vec![AnalyzeFile {
+            path: snippet.path.unwrap_or_else(|| "snippet".to_owned()),
+            content: snippet.code,
+            language: snippet.language,
+        }],
+        analysis_types: snippet.analysis_types,
+        rules: Vec::new(),
+    };
+    let body = json!(request);
     let answer = state.upstream.analyzer_post("/analyze", &body).await;
-    match success_body(answer).map(serde_json::from_value::<Findings>) {
+    match success_body(answer).map(serde_json::from_value::<AnalyzeAnswer>) {
         Ok(Ok(mut answer)) => {
             let (findings, summary) = (&mut answer.findings, &mut answer.summary);
             keep_within(

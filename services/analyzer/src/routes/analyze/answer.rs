@@ -4,9 +4,8 @@
 //! would not fit).
 
 use actix_web::HttpResponse;
+use analysis::{AnalyzeAnswer, Cut, Summary, Truncation, keep_within};
 use logscan::Report;
-use platform::bounds::{Cut, Summary, Truncation, keep_within};
-use serde_json::json;
 
 /// Room left in the answer bound for everything but the findings array: the summary at its
 /// longest and the object around both take under 200 bytes.
@@ -29,5 +28,5 @@ pub fn respond(files: usize, report: Report, max_answer_bytes: usize) -> HttpRes
     let mut findings = report.findings;
     let array_bytes = max_answer_bytes.saturating_sub(SUMMARY_RESERVE_BYTES);
     keep_within(&mut findings, &mut summary, usize::MAX, array_bytes);
-    HttpResponse::Ok().json(json!({ "findings": findings, "summary": summary }))
+    HttpResponse::Ok().json(AnalyzeAnswer { findings, summary })
 }

@@ -1,11 +1,13 @@
-//! The body of `POST /analyze` and what one request may carry: at most [`MAX_FILES`] files,
-//! paths of at most [`MAX_PATH_CHARS`] characters (every finding repeats its path), and at most
-//! [`MAX_REQUEST_RULES`] rules of its own (each is a pass over every line).
+//! The body of `POST /analyze` (the estate's one [`analysis::AnalyzeRequest`], its rules
+//! spelled as the engine's [`RuleSpec`]) and what one request may carry: at most
+//! [`MAX_FILES`] files, paths of at most [`MAX_PATH_CHARS`] characters (every finding repeats
+//! its path), and at most [`MAX_REQUEST_RULES`] rules of its own (each is a pass over every
+//! line).
 
 use crate::errors::ApiError;
 use crate::state::AppState;
+use analysis::AnalyzeFile;
 use logscan::{CustomRule, Language, RuleSpec};
-use serde::Deserialize;
 
 /// The most files one request may carry.
 const MAX_FILES: usize = 2000;
@@ -16,82 +18,67 @@ const MAX_REQUEST_RULES: usize = 50;
 /// The pseudo analysis type that selects custom rules.
 const CUSTOM: &str = "custom";
 
-/// One file to analyze.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct FileInput {
-    pub(super) path: String,
-    pub(super) content: String,
-    language: Option<String>,
+/// The request body: files, types and rules of its own.
+pub type AnalyzeRequest = analysis::AnalyzeRequest<RuleSpec>;
+
+/// Each file's language: the one named, or the one its extension says.
+pub(super) fn languages(request: &AnalyzeRequest) -> Result<Vec<Language>, ApiError> {
+    let files = &request.files;
+    if files.is_empty() || files.len() > MAX_FILES {
+        return Err(invalid(format!(
+            "files must hold between 1 and {MAX_FILES} entries"
+        )));
+    }
+    if let Some(index) = files
+        .iter()
+        .position(|file| file.path.chars().count() > MAX_PATH_CHARS)
+    {
+        return Err(invalid(format!(
+            "files[{index}].path must be at most {MAX_PATH_CHARS} characters"
+        )));
+    }
+    files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| language(index, file))
+        .collect()
 }
 
-/// The request body.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AnalyzeRequest {
-    pub(super) files: Vec<FileInput>,
-    #[serde(default)]
-    pub(super) analysis_types: Vec<String>,
-    #[serde(default)]
-    rules: Vec<RuleSpec>,
+/// The built-in types asked for (`custom` is not one).
+pub(super) fn built_in_types(request: &AnalyzeRequest) -> Vec<String> {
+    let types = request.analysis_types.iter().filter(|t| *t != CUSTOM);
+    types.cloned().collect()
 }
 
-impl AnalyzeRequest {
-    /// Each file's language: the one named, or the one its extension says.
-    pub(super) fn languages(&self) -> Result<Vec<Language>, ApiError> {
-        if self.files.is_empty() || self.files.len() > MAX_FILES {
-            return Err(invalid(format!(
-                "files must hold between 1 and {MAX_FILES} entries"
-            )));
-        }
-        if let Some(index) = self
-            .files
-            .iter()
-            .position(|file| file.path.chars().count() > MAX_PATH_CHARS)
-        {
-            return Err(invalid(format!(
-                "files[{index}].path must be at most {MAX_PATH_CHARS} characters"
-            )));
-        }
-        self.files
-            .iter()
-            .enumerate()
-            .map(|(index, file)| language(index, file))
-            .collect()
+/// The request's own rules (validated) and, unless types exclude them, the stored ones.
+pub(super) async fn rules(
+    request: &AnalyzeRequest,
+    state: &AppState,
+) -> Result<Vec<CustomRule>, ApiError> {
+    if request.rules.len() > MAX_REQUEST_RULES {
+        return Err(invalid(format!(
+            "rules must hold at most {MAX_REQUEST_RULES} entries"
+        )));
     }
-
-    /// The built-in types asked for (`custom` is not one).
-    pub(super) fn built_in_types(&self) -> Vec<String> {
-        let types = self.analysis_types.iter().filter(|t| *t != CUSTOM);
-        types.cloned().collect()
-    }
-
-    /// The request's own rules (validated) and, unless types exclude them, the stored ones.
-    pub(super) async fn rules(&self, state: &AppState) -> Result<Vec<CustomRule>, ApiError> {
-        if self.rules.len() > MAX_REQUEST_RULES {
-            return Err(invalid(format!(
-                "rules must hold at most {MAX_REQUEST_RULES} entries"
-            )));
-        }
-        let mut rules = self
-            .rules
-            .iter()
-            .enumerate()
-            .map(|(index, spec)| {
-                spec.validate().map_err(|error| ApiError::Invalid {
-                    code: "invalid_rule",
-                    message: format!("rules[{index}]: {error}"),
-                })
+    let mut rules = request
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(index, spec)| {
+            spec.validate().map_err(|error| ApiError::Invalid {
+                code: "invalid_rule",
+                message: format!("rules[{index}]: {error}"),
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        if self.analysis_types.is_empty() || self.analysis_types.iter().any(|t| t == CUSTOM) {
-            rules.extend(state.rules.all().await);
-        }
-        Ok(rules)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let types = &request.analysis_types;
+    if types.is_empty() || types.iter().any(|t| t == CUSTOM) {
+        rules.extend(state.rules.all().await);
     }
+    Ok(rules)
 }
 
-fn language(index: usize, file: &FileInput) -> Result<Language, ApiError> {
+fn language(index: usize, file: &AnalyzeFile) -> Result<Language, ApiError> {
     match &file.language {
         Some(name) => Language::from_name(name).ok_or_else(|| {
             unknown_language(format!(

@@ -13,12 +13,10 @@
 
 mod error;
 mod retry;
-mod wire;
 
+pub use analysis::MAX_ANALYSIS_ANSWER_BYTES;
+use analysis::{AnalyzeAnswer, AnalyzeRequest};
 pub use error::AnalyzerError;
-pub use wire::{AnalyzeBatch, AnalyzeFile, AnalyzeReply, AnalyzeSummary, Finding};
-
-pub use platform::bounds::MAX_ANALYSIS_ANSWER_BYTES;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use std::time::Duration;
@@ -94,7 +92,7 @@ impl AnalyzerClient {
     }
 
     /// `POST /analyze`: the findings for one batch of files.
-    pub async fn analyze(&self, batch: &AnalyzeBatch) -> Result<AnalyzeReply, AnalyzerError> {
+    pub async fn analyze(&self, batch: &AnalyzeRequest) -> Result<AnalyzeAnswer, AnalyzerError> {
         let (status, reply) = self.call(Method::POST, "/analyze", Some(batch)).await?;
         require_success(status, &reply)?;
         serde_json::from_value(reply).map_err(|error| retry::bad_response("analyze", &error))

@@ -11,9 +11,10 @@
 
 mod stages;
 
-use super::analyzer_client::{AnalyzeBatch, AnalyzeReply, AnalyzerClient, AnalyzerError};
+use super::analyzer_client::{AnalyzerClient, AnalyzerError};
 use super::runs::{Run, RunHub, Runs, frames};
 use crate::store::StoreError;
+use analysis::{AnalyzeAnswer, AnalyzeRequest};
 use futures_util::FutureExt;
 use serde::Deserialize;
 use std::future::Future;
@@ -27,15 +28,15 @@ pub trait Analyze: Send + Sync + 'static {
     /// The findings for one batch.
     fn analyze(
         &self,
-        batch: &AnalyzeBatch,
-    ) -> impl Future<Output = Result<AnalyzeReply, AnalyzerError>> + Send;
+        batch: &AnalyzeRequest,
+    ) -> impl Future<Output = Result<AnalyzeAnswer, AnalyzerError>> + Send;
 }
 
 impl Analyze for AnalyzerClient {
     fn analyze(
         &self,
-        batch: &AnalyzeBatch,
-    ) -> impl Future<Output = Result<AnalyzeReply, AnalyzerError>> + Send {
+        batch: &AnalyzeRequest,
+    ) -> impl Future<Output = Result<AnalyzeAnswer, AnalyzerError>> + Send {
         Self::analyze(self, batch)
     }
 }

@@ -6,9 +6,9 @@
 //! analyzer stopped at its deadline found at least that many, and the `store` frame says so.
 
 use super::{Analyze, FileInput, Scanner};
-use crate::scans::analyzer_client::{AnalyzeBatch, AnalyzeFile, AnalyzerError};
+use crate::scans::analyzer_client::AnalyzerError;
 use crate::scans::runs::{Run, frames};
-use platform::bounds::Cut;
+use analysis::{AnalyzeFile, AnalyzeRequest, Cut};
 
 /// Why a stage gave up: becomes `ERROR: <stage>: <reason>`.
 pub(super) struct Failure {
@@ -57,9 +57,9 @@ impl<C: Analyze> Scanner<C> {
             self.hub
                 .emit(run, frames::progress("analyze", &detail))
                 .await;
-            let batch = AnalyzeBatch {
+            let batch = AnalyzeRequest {
                 files: chunk.to_vec(),
-                analysis_types: Vec::new(),
+                ..AnalyzeRequest::default()
             };
             let reply = self
                 .client
