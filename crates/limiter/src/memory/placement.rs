@@ -12,8 +12,8 @@ use foldhash::fast::SeedableRandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
 
-/// The half of the seed every store of the process shares (foldhash derives it once, at some
-/// cost); each store adds its own random half.
+/// The half of the placement key every store of the process shares (foldhash derives it
+/// once, at some cost); each store adds its own random half.
 static PROCESS_SEED: OnceLock<SharedSeed> = OnceLock::new();
 
 /// A store's placement hash.
