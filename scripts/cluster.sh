@@ -85,7 +85,8 @@ esac
 log() { echo "[cluster $(date -u +%H:%M:%S)] $*" >&2; }
 die() { echo "[cluster] ERROR: $*" >&2; exit 1; }
 has_service() { case " $SERVICES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-# now_ms, random_secrets, ingress, https_head, plain_head, poll, summarise, failed_statuses.
+# now_ms, random_secrets, ports_free, ingress, https_head, plain_head, poll, summarise,
+# failed_statuses.
 # shellcheck source=scripts/lib/estate-http.sh
 source scripts/lib/estate-http.sh
 
@@ -154,12 +155,7 @@ build() {
 
 # ---------------------------------------------------------------- up / down
 up() {
-    local port
-    for port in "$INGRESS_HOST_PORT" "$INGRESS_TLS_HOST_PORT"; do
-        if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"; then
-            die "127.0.0.1:$port is already answering (another cluster? scripts/cluster.sh down)"
-        fi
-    done
+    ports_free
     local started
     started=$(now_ms)
     log "docker compose up ($SERVICES), project $PROJECT"

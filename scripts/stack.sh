@@ -71,7 +71,7 @@ if [ "$MODE" = test ]; then STACK=estate-ci; else STACK=estate; fi
 export ESTATE_SUBNET="${ESTATE_SUBNET:-172.30.82.0/24}"
 export REDIS_IMAGE PROMETHEUS_IMAGE INGRESS_HOST_PORT INGRESS_TLS_HOST_PORT
 
-# now_ms, random_secrets, ingress, https_head, poll, summarise, failed_statuses.
+# now_ms, random_secrets, ports_free, ingress, https_head, poll, summarise, failed_statuses.
 # shellcheck source=scripts/lib/estate-http.sh
 source scripts/lib/estate-http.sh
 # tasks, task_container, wait_converged, the checks of steps 2 to 4.
@@ -128,12 +128,7 @@ export_digests() {
 }
 
 deploy() {
-    local port
-    for port in "$INGRESS_HOST_PORT" "$INGRESS_TLS_HOST_PORT"; do
-        if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"; then
-            die "127.0.0.1:$port is already answering (another cluster or stack? scripts/cluster.sh down, scripts/stack.sh down)"
-        fi
-    done
+    ports_free
     export_digests
     log "docker stack deploy $STACK (compose/compose.yaml + compose/stack/stack.yaml)"
     docker stack deploy --resolve-image never --prune "${STACK_FILES[@]}" "$STACK" >&2

@@ -12,6 +12,18 @@ random_secrets() {
     done
 }
 
+# Stops (with the caller's die) when anything already listens on the ingress's ports on
+# 127.0.0.1: a cluster or stack left running, or any other program. A connection is enough to
+# tell; the TLS port would not answer a plain HTTP request.
+ports_free() {
+    local port
+    for port in "$INGRESS_HOST_PORT" "$INGRESS_TLS_HOST_PORT"; do
+        if timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' _ "$port" 2>/dev/null; then
+            die "127.0.0.1:$port is taken (a cluster or stack still up? scripts/cluster.sh down, scripts/stack.sh down)"
+        fi
+    done
+}
+
 # Through the ingress over HTTPS, trusting the development CA only (curl sends HOST as the TLS
 # name and the Host header): ingress HOST METHOD PATH [BODY [HEADER]] → "<status> <milliseconds>".
 ingress() {
