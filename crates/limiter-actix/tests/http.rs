@@ -1,19 +1,17 @@
 //! The middleware where a client sees it: a real actix server on port 0, spoken to over HTTP.
 
-use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use limiter::{KeyDigest, Limiter, RuleTable};
 use limiter_actix::RateLimit;
 use std::net::TcpListener;
+use testkit::Served;
 
 const FAIL_BODY: &str =
     r#"{"status":"FAIL","message":"Too many requests. Please try again in 1200 second(s)."}"#;
 
-struct TestApp {
-    base: String,
-    handle: ServerHandle,
-    client: reqwest::Client,
-}
+/// The served app (`testkit::Served`: its base URL and client), with the requests the tests
+/// send.
+struct TestApp(Served);
 
 impl TestApp {
     async fn spawn() -> Self {
@@ -42,7 +40,7 @@ impl TestApp {
                 ))
             });
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
-        let base = format!("http://{}", listener.local_addr().expect("a bound address"));
+        let port = listener.local_addr().expect("a bound address").port();
         let server = HttpServer::new(move || {
             App::new()
                 .wrap(rate_limit.clone())
@@ -54,27 +52,22 @@ impl TestApp {
         .listen(listener)
         .expect("the server listens")
         .run();
-        let handle = server.handle();
-        actix_web::rt::spawn(server);
-        Self {
-            base,
-            handle,
-            client: reqwest::Client::new(),
-        }
+        Self(Served::run(port, server))
     }
 
     async fn get(&self, path: &str) -> reqwest::Response {
-        self.client
-            .get(format!("{}{path}", self.base))
+        self.0
+            .client
+            .get(self.0.url(path))
             .send()
             .await
             .expect("the test server answers")
     }
 
     async fn signup(&self, recipient: &str) -> reqwest::Response {
-        let url = format!("{}/signup", self.base);
-        self.client
-            .post(url)
+        self.0
+            .client
+            .post(self.0.url("/signup"))
             .header("x-recipient", recipient)
             .send()
             .await
@@ -115,7 +108,7 @@ async fn metered_responses_carry_the_fields_and_the_refusal_its_wait() {
         Some(r#""credential";q=3;w=3600"#)
     );
     assert_eq!(refused.text().await.unwrap(), FAIL_BODY);
-    app.handle.stop(true).await;
+    app.0.stop().await;
 }
 
 #[actix_web::test]
@@ -128,7 +121,7 @@ async fn an_unmatched_path_is_never_metered() {
             assert_eq!(header(&response, name), None, "{name}");
         }
     }
-    app.handle.stop(true).await;
+    app.0.stop().await;
 }
 
 #[actix_web::test]
@@ -154,5 +147,5 @@ async fn a_hidden_ceiling_refuses_without_naming_itself() {
     assert!(!body.contains("recipient"));
     let other_inbox = app.signup("someone-else@example.com").await;
     assert_eq!(other_inbox.status(), 201);
-    app.handle.stop(true).await;
+    app.0.stop().await;
 }

@@ -4,6 +4,7 @@
 //!
 //! `REDIS_URL=redis://127.0.0.1:6379 cargo bench -p limiter --bench redis_throughput`
 
+use limiter::CommonSettings;
 use limiter::{KeyDigest, Limiter, Outcome, RedisConfig};
 use std::time::{Duration, Instant};
 

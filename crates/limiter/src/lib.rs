@@ -10,7 +10,8 @@
 //!   and Retry-After arithmetic; [`gcra`]: the bucket arithmetic; [`decision`]: its answer.
 //! - [`memory`]: the bounded in-memory backend; `redis_store` and [`breaker`]: the shared one,
 //!   over `redis_link` (connection, timeout, breaker), which the shared windows use too.
-//! - [`limiter`]: named groups over a backend; [`rules`]: the allow-list of metered paths.
+//! - [`limiter`]: named groups over a backend; [`rules`]: the allow-list of metered paths;
+//!   [`common`]: what both kinds of limiter are finished with (bound, clock, counters, Redis).
 //! - [`sliding`]: per-subject sliding windows with a global backstop, in memory
 //!   (`sliding_log`) or in Redis (`sliding_redis`); [`queue`]: opt-in
 //!   admission control; [`pacer`]: the outbound pacer that waits (never inbound).
@@ -21,6 +22,7 @@
 
 pub mod breaker;
 pub mod clock;
+pub mod common;
 pub mod decision;
 pub mod gcra;
 pub mod headers;
@@ -39,6 +41,7 @@ mod sliding_log;
 mod sliding_redis;
 
 pub use clock::{Clock, CoarseClock, FakeClock, SharedClock, SystemClock, system_clock};
+pub use common::{Common, CommonSettings};
 pub use decision::Decision;
 pub use headers::FieldStyle;
 pub use key::KeyDigest;
@@ -47,6 +50,6 @@ pub use metrics::{LimiterMetrics, Outcome};
 pub use pacer::Pacer;
 pub use policy::{Policy, PolicyError, retry_after_secs};
 pub use queue::{Admission, AdmissionQueue, QueueConfig, QueueMetrics, QueueOutcome, QueueRefusal};
-pub use redis_link::RedisConfig;
+pub use redis_link::{DEFAULT_REDIS_TIMEOUT, RedisConfig};
 pub use rules::RuleTable;
 pub use sliding::{SlidingWindow, SlidingWindowBuilder};

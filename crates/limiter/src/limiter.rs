@@ -1,13 +1,13 @@
 //! A service's limiter: named groups, each a policy, over one backend (memory or Redis).
 
 use crate::clock::{SharedClock, duration_nanos, system_clock};
+use crate::common::{Common, CommonSettings};
 use crate::decision::Decision;
 use crate::gcra::Gcra;
 use crate::key::KeyDigest;
 use crate::memory::{BucketKey, MemoryStore};
-use crate::metrics::{GroupCounters, LimiterMetrics, Outcome};
+use crate::metrics::{GroupCounters, Outcome};
 use crate::policy::Policy;
-use crate::redis_link::RedisConfig;
 use crate::redis_store::RedisStore;
 use futures_util::future::{BoxFuture, Either, Ready, ready};
 use std::sync::Arc;
@@ -103,10 +103,7 @@ impl Limiter {
         LimiterBuilder {
             service: service.to_owned(),
             groups: Vec::new(),
-            max_tracked_keys: DEFAULT_MAX_TRACKED_KEYS,
-            clock: None,
-            metrics: LimiterMetrics::default(),
-            redis: None,
+            common: Common::default(),
         }
     }
 
@@ -196,10 +193,13 @@ impl Limiter {
 pub struct LimiterBuilder {
     service: String,
     groups: Vec<(String, Policy, bool)>,
-    max_tracked_keys: usize,
-    clock: Option<SharedClock>,
-    metrics: LimiterMetrics,
-    redis: Option<RedisConfig>,
+    common: Common,
+}
+
+impl CommonSettings for LimiterBuilder {
+    fn common(&mut self) -> &mut Common {
+        &mut self.common
+    }
 }
 
 impl LimiterBuilder {
@@ -215,39 +215,21 @@ impl LimiterBuilder {
         self
     }
 
-    /// The bound on tracked buckets (default 20 000).
-    pub fn max_tracked_keys(mut self, max: usize) -> Self {
-        self.max_tracked_keys = max;
-        self
-    }
-
-    /// The clock (default: the system's monotonic clock).
-    pub fn clock(mut self, clock: SharedClock) -> Self {
-        self.clock = Some(clock);
-        self
-    }
-
-    /// Counters shared with the service's registry.
-    pub fn metrics(mut self, metrics: LimiterMetrics) -> Self {
-        self.metrics = metrics;
-        self
-    }
-
-    /// Shares buckets through Redis instead of keeping them in memory.
-    pub fn redis(mut self, config: RedisConfig) -> Self {
-        self.redis = Some(config);
-        self
-    }
-
     /// Builds the limiter. Connecting to Redis is lazy: this never waits for it.
     pub fn build(self) -> Result<Limiter, LimiterError> {
-        let clock = self.clock.unwrap_or_else(system_clock);
+        let Common {
+            max_tracked_keys,
+            clock,
+            metrics,
+            redis,
+        } = self.common;
+        let clock = clock.unwrap_or_else(system_clock);
         let mut groups: Vec<Group> = Vec::with_capacity(self.groups.len());
         for (name, policy, advertised) in self.groups {
             if groups.iter().any(|group| group.name == name) {
                 return Err(LimiterError::DuplicateGroup(name));
             }
-            let counters = self.metrics.group_counters(&self.service, &name);
+            let counters = metrics.group_counters(&self.service, &name);
             let gcra = Gcra::new(&policy);
             groups.push(Group {
                 name,
@@ -257,10 +239,10 @@ impl LimiterBuilder {
                 counters,
             });
         }
-        let backend = match &self.redis {
-            None => Backend::Memory(MemoryStore::new(self.max_tracked_keys)),
+        let backend = match &redis {
+            None => Backend::Memory(MemoryStore::new(max_tracked_keys)),
             Some(config) => Backend::Redis(
-                RedisStore::new(config, &self.service, self.max_tracked_keys, clock.clone())
+                RedisStore::new(config, &self.service, max_tracked_keys, clock.clone())
                     .map_err(|error| LimiterError::Redis(format!("{:?}", error.kind())))?,
             ),
         };

@@ -11,12 +11,16 @@ use redis::{FromRedisValue, ScriptInvocation};
 use redis_primary::Primary;
 use std::time::Duration;
 
+/// The longest one decision waits for Redis by default: a decision on a healthy Redis takes
+/// well under a millisecond, and a request should not wait long for one in trouble.
+pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_millis(50);
+
 /// Where Redis is and how long to wait for it.
 #[derive(Clone, Debug)]
 pub struct RedisConfig {
     /// `redis://host:port/db`, or the sentinel form `redis-sentinel://host:port,…#name`.
     pub url: String,
-    /// Longest wait for one decision before deciding locally (default 50 ms).
+    /// Longest wait for one decision before deciding locally ([`DEFAULT_REDIS_TIMEOUT`]).
     pub timeout: Duration,
     /// Failures in a row that open the breaker (default 3).
     pub failure_threshold: u32,
@@ -29,7 +33,7 @@ impl RedisConfig {
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
-            timeout: Duration::from_millis(50),
+            timeout: DEFAULT_REDIS_TIMEOUT,
             failure_threshold: 3,
             cool_down: Duration::from_secs(2),
         }

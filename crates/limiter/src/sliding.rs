@@ -10,12 +10,12 @@
 //! a `fallback`.
 
 use crate::clock::{SharedClock, duration_nanos, system_clock};
+use crate::common::{Common, CommonSettings};
 use crate::decision::Decision;
 use crate::key::KeyDigest;
-use crate::limiter::{DEFAULT_MAX_TRACKED_KEYS, LimiterError};
-use crate::metrics::{GroupCounters, LimiterMetrics, Outcome, Source};
+use crate::limiter::LimiterError;
+use crate::metrics::{GroupCounters, Outcome, Source};
 use crate::policy::Policy;
-use crate::redis_link::RedisConfig;
 use crate::sliding_log::{Logged, SlidingLog};
 use crate::sliding_redis::RedisWindows;
 use std::sync::Arc;
@@ -58,10 +58,7 @@ impl SlidingWindow {
             group: group.to_owned(),
             per_subject,
             global,
-            max_tracked_keys: DEFAULT_MAX_TRACKED_KEYS,
-            clock: None,
-            metrics: LimiterMetrics::default(),
-            redis: None,
+            common: Common::default(),
         }
     }
 
@@ -122,43 +119,26 @@ pub struct SlidingWindowBuilder {
     group: String,
     per_subject: Policy,
     global: Policy,
-    max_tracked_keys: usize,
-    clock: Option<SharedClock>,
-    metrics: LimiterMetrics,
-    redis: Option<RedisConfig>,
+    common: Common,
+}
+
+impl CommonSettings for SlidingWindowBuilder {
+    fn common(&mut self) -> &mut Common {
+        &mut self.common
+    }
 }
 
 impl SlidingWindowBuilder {
-    /// The bound on subjects tracked in this process (default 20 000).
-    pub fn max_tracked_keys(mut self, max: usize) -> Self {
-        self.max_tracked_keys = max;
-        self
-    }
-
-    /// The clock of the in-memory logs and the breaker (default: the system's monotonic
-    /// clock). A shared window decides on Redis's own `TIME`.
-    pub fn clock(mut self, clock: SharedClock) -> Self {
-        self.clock = Some(clock);
-        self
-    }
-
-    /// Counters shared with the service's registry: decisions show in
-    /// `limiter_decisions_total{service,group,outcome}` beside the limiter's groups.
-    pub fn metrics(mut self, metrics: LimiterMetrics) -> Self {
-        self.metrics = metrics;
-        self
-    }
-
-    /// Shares the windows through Redis instead of keeping them in this process.
-    pub fn redis(mut self, config: RedisConfig) -> Self {
-        self.redis = Some(config);
-        self
-    }
-
     /// Builds the window. Connecting to Redis is lazy: this never waits for it.
     pub fn build(self) -> Result<SlidingWindow, LimiterError> {
-        let clock = self.clock.unwrap_or_else(system_clock);
-        let shared = match &self.redis {
+        let Common {
+            max_tracked_keys,
+            clock,
+            metrics,
+            redis,
+        } = self.common;
+        let clock = clock.unwrap_or_else(system_clock);
+        let shared = match &redis {
             None => None,
             Some(config) => Some(
                 RedisWindows::new(
@@ -172,9 +152,9 @@ impl SlidingWindowBuilder {
                 .map_err(|error| LimiterError::Redis(format!("{:?}", error.kind())))?,
             ),
         };
-        let counters = Some(self.metrics.group_counters(&self.service, &self.group));
+        let counters = Some(metrics.group_counters(&self.service, &self.group));
         Ok(SlidingWindow {
-            local: SlidingLog::new(self.per_subject, self.global, self.max_tracked_keys),
+            local: SlidingLog::new(self.per_subject, self.global, max_tracked_keys),
             shared,
             clock,
             counters,

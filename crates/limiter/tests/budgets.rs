@@ -1,6 +1,7 @@
 //! Budgets as a client meets them: exact Retry-After per policy, continuous refill, several
 //! limits on one request, and a flood of distinct keys against the bounded map.
 
+use limiter::CommonSettings;
 use limiter::{FakeClock, KeyDigest, Limiter, Outcome, Policy, retry_after_secs};
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,6 +2,7 @@
 //! replica a failover promotes, and the limiter follows it without a restart (real containers:
 //! a primary, a replica, three Sentinels; `ESTATE_SKIP_DOCKER=1` skips).
 
+use limiter::CommonSettings;
 use limiter::{KeyDigest, Limiter, Outcome, RedisConfig};
 use std::time::{Duration, Instant};
 use testkit::SentinelSet;

@@ -3,6 +3,7 @@
 
 use governor::clock::{Clock as _, FakeRelativeClock};
 use governor::{Quota, RateLimiter};
+use limiter::CommonSettings;
 use limiter::{FakeClock, KeyDigest, Limiter, Policy};
 use proptest::prelude::*;
 use std::num::NonZeroU32;

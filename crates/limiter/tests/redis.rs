@@ -2,6 +2,7 @@
 //! `scripts/offline-images.sh`; `REDIS_IMAGE` overrides it). Two limiter instances stand for
 //! two replicas. Set `ESTATE_SKIP_DOCKER=1` to skip where there is no Docker; CI never does.
 
+use limiter::CommonSettings;
 use limiter::{KeyDigest, Limiter, Outcome, RedisConfig, retry_after_secs};
 use std::time::{Duration, Instant};
 use testkit::Redis;

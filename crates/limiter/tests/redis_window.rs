@@ -1,6 +1,7 @@
 //! The shared sliding window against a real Redis in Docker (`testkit::Redis`; skipped when
 //! `ESTATE_SKIP_DOCKER=1`). Two windows on one Redis stand for two replicas.
 
+use limiter::CommonSettings;
 use limiter::{KeyDigest, Outcome, Policy, RedisConfig, SlidingWindow, retry_after_secs};
 use std::time::{Duration, Instant};
 use testkit::Redis;
