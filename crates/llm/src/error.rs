@@ -6,6 +6,7 @@
 //! 504, and the rest to a 502: none of them is the end user's fault. `Display` is safe to log:
 //! it never holds the API key, the prompt, or more of a provider's body than a short excerpt.
 
+use platform_core::bounds::BodyError;
 use std::error::Error as _;
 use std::time::Duration;
 
@@ -80,4 +81,17 @@ pub(crate) fn transport_failure(error: reqwest::Error) -> LlmError {
     }
     tracing::debug!(%detail, "language model provider unreachable");
     LlmError::Unavailable { status: None }
+}
+
+/// An answer that could not be read within its bound: too large is an unusable answer (a
+/// provider that does not stop talking is not worth another try), a broken connection is a
+/// transport failure.
+pub(crate) fn body_failure(error: BodyError) -> LlmError {
+    match error {
+        BodyError::TooLarge { limit } => {
+            tracing::warn!(limit, "language model answer larger than its bound");
+            LlmError::BadResponse(format!("the answer is larger than {limit} bytes"))
+        }
+        BodyError::Transport(error) => transport_failure(error),
+    }
 }

@@ -13,13 +13,16 @@ use std::future::Future;
 use std::time::Duration;
 
 use limiter::{Pacer, SharedClock};
+use platform_core::bounds::read_body;
 use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
 
 use crate::config::{ENV_LLM_API_KEY, ENV_LLM_BASE_URL, LlmConfig, parse_base_url};
-use crate::error::transport_failure;
+use crate::error::{body_failure, transport_failure};
 use crate::retry::Retries;
 use crate::stream::ChatStream;
-use crate::wire::{CompletionRequest, error_code, parse_completion, refusal};
+use crate::wire::{
+    CompletionRequest, MAX_ANSWER_BYTES, MAX_ERROR_BYTES, error_code, parse_completion, refusal,
+};
 use crate::{ChatReply, ChatRequest, LlmError};
 
 /// A configured chat-completions endpoint and how to call it.
@@ -65,7 +68,9 @@ impl OpenAiCompatible {
             self.paced().await?;
             self.with_retries(|| async move {
                 let response = self.send(body).await?;
-                let bytes = response.bytes().await.map_err(transport_failure)?;
+                let bytes = read_body(response, MAX_ANSWER_BYTES)
+                    .await
+                    .map_err(body_failure)?;
                 parse_completion(&bytes, &self.model)
             })
             .await
@@ -153,11 +158,12 @@ impl OpenAiCompatible {
             .get(RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
-        let body = response.bytes().await.map_err(transport_failure)?;
+        // Only the error's code is read from a refusal; a longer body is not worth reading.
+        let body = read_body(response, MAX_ERROR_BYTES).await.ok();
         if status.is_client_error() {
             tracing::warn!(
                 status = status.as_u16(),
-                code = error_code(&body),
+                code = body.as_deref().and_then(error_code),
                 "language model provider refused our request"
             );
         }

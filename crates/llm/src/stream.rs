@@ -6,7 +6,11 @@
 //! the pieces join to exactly the text [`LlmClient::chat`](crate::LlmClient::chat) returns.
 //!
 //! Every wait for the next piece is bounded: a provider that goes quiet for the timeout ends
-//! the stream with [`LlmError::Timeout`]. After an error the stream ends.
+//! the stream with [`LlmError::Timeout`]. So is what a provider can make the client hold and
+//! parse: an answer (all its events together) longer than the answer bound, or one line of it
+//! longer than [`MAX_EVENT_LINE_BYTES`] (the event parser reads a line that has not ended again
+//! from its start with each new chunk), ends the stream with [`LlmError::BadResponse`]. After
+//! an error the stream ends.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -15,8 +19,11 @@ use std::time::Duration;
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 
-use crate::error::transport_failure;
-use crate::wire::{Chunk, parse_chunk, parse_completion};
+use bytes::Bytes;
+use platform_core::bounds::{BodyError, body_stream, read_body};
+
+use crate::error::body_failure;
+use crate::wire::{Chunk, MAX_ANSWER_BYTES, parse_chunk, parse_completion};
 use crate::{ChatReply, LlmError, Provider};
 
 /// The pieces of one answer, in order. Ends after the last piece or the first error.
@@ -102,17 +109,19 @@ fn whole(
     idle: Duration,
 ) -> BoxStream<'static, Result<String, LlmError>> {
     stream::once(async move {
-        let body = tokio::time::timeout(idle, response.bytes())
+        let body = tokio::time::timeout(idle, read_body(response, MAX_ANSWER_BYTES))
             .await
             .map_err(|_elapsed| LlmError::Timeout)?
-            .map_err(transport_failure)?;
+            .map_err(body_failure)?;
         parse_completion(&body, &model).map(|reply| reply.content)
     })
     .boxed()
 }
 
-type Events =
-    BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>;
+/// The longest line of an event stream the client reads: far above one event's JSON.
+pub const MAX_EVENT_LINE_BYTES: usize = 256 * 1024;
+
+type Events = BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<LlmError>>>;
 
 struct Reading {
     events: Events,
@@ -126,7 +135,9 @@ fn events(
     idle: Duration,
 ) -> BoxStream<'static, Result<String, LlmError>> {
     let reading = Reading {
-        events: response.bytes_stream().eventsource().boxed(),
+        events: short_lines(body_stream(response, MAX_ANSWER_BYTES))
+            .eventsource()
+            .boxed(),
         idle,
         finished: false,
     };
@@ -141,15 +152,33 @@ fn events(
     .boxed()
 }
 
+/// `body` until a line runs past [`MAX_EVENT_LINE_BYTES`]: then that refusal, as its last item.
+fn short_lines(
+    body: impl Stream<Item = Result<Bytes, BodyError>> + Send + 'static,
+) -> impl Stream<Item = Result<Bytes, LlmError>> + Send + 'static {
+    let mut open_line = 0_usize;
+    body.map(move |chunk| {
+        let chunk = chunk.map_err(body_failure)?;
+        open_line = match chunk.iter().rposition(|byte| matches!(byte, b'\n' | b'\r')) {
+            Some(end) => chunk.len() - end - 1,
+            None => open_line + chunk.len(),
+        };
+        if open_line > MAX_EVENT_LINE_BYTES {
+            return Err(LlmError::BadResponse(format!(
+                "a line of the event stream is longer than {MAX_EVENT_LINE_BYTES} bytes"
+            )));
+        }
+        Ok(chunk)
+    })
+}
+
 /// The next non-empty piece; `None` at the end.
 async fn next_piece(reading: &mut Reading) -> Option<Result<String, LlmError>> {
     loop {
         let event = match tokio::time::timeout(reading.idle, reading.events.next()).await {
             Err(_elapsed) => return Some(Err(LlmError::Timeout)),
             Ok(None) => return None,
-            Ok(Some(Err(EventStreamError::Transport(error)))) => {
-                return Some(Err(transport_failure(error)));
-            }
+            Ok(Some(Err(EventStreamError::Transport(error)))) => return Some(Err(error)),
             Ok(Some(Err(_unparseable))) => {
                 return Some(Err(LlmError::BadResponse(
                     "the event stream could not be read".to_owned(),

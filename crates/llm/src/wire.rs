@@ -10,6 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::{ChatMessage, ChatReply, ChatRequest, LlmError, Provider, Usage};
 
+/// The most of a provider's answer the client reads (a completion's JSON, or all the events
+/// of a streamed one): far above any answer a chat asks for, and a bound on what a provider
+/// that does not stop talking can make the service hold.
+pub(crate) const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+/// The most of a refusal's body read for its error code.
+pub(crate) const MAX_ERROR_BYTES: usize = 64 * 1024;
+
 /// How much of an unusable body an error quotes, in characters.
 const EXCERPT_CHARS: usize = 60;
 

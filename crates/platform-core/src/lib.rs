@@ -20,7 +20,10 @@
 //!   `CORS_ALLOWED_ORIGINS` and its default.
 //! - [`request_id`]: the `x-request-id` a request is followed by; [`log_fields`]: how a request
 //!   line writes durations and client text; [`metrics`]: the metrics answer's content type.
+//! - [`bounds`]: reading an upstream's answer (another service, a language model provider)
+//!   within a size bound.
 
+pub mod bounds;
 pub mod cli;
 pub mod config;
 pub mod cors;

@@ -2,6 +2,7 @@
 //! chat-completions server on port 0 (the stand-in for a paid API), plus config and the local
 //! provider.
 
+mod bounds;
 mod chat;
 mod config;
 mod local;

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,7 +21,12 @@ pub struct Canned {
     delay: Duration,
     content_type: &'static str,
     stall: bool,
+    /// Sent again and again after the body, up to [`ENDLESS_CAP`] bytes.
+    filler: Option<&'static str>,
 }
+
+/// The most an endless answer sends: a bound on the test, far above any bound the client has.
+pub const ENDLESS_CAP: usize = 64 * 1024 * 1024;
 
 impl Canned {
     /// 200 with a full completion whose text is `content`.
@@ -52,6 +58,7 @@ impl Canned {
             delay: Duration::ZERO,
             content_type: "application/json",
             stall: false,
+            filler: None,
         }
     }
 
@@ -79,6 +86,13 @@ impl Canned {
         if let Some(cut) = self.body.strip_suffix("data: [DONE]\n\n") {
             self.body = cut.to_owned();
         }
+        self
+    }
+
+    /// The same answer followed by `filler` repeated until the client stops reading (or
+    /// [`ENDLESS_CAP`] bytes): a provider that does not stop talking.
+    pub fn endless(mut self, filler: &'static str) -> Self {
+        self.filler = Some(filler);
         self
     }
 
@@ -114,6 +128,7 @@ pub struct Received {
 struct Shared {
     script: Mutex<VecDeque<Canned>>,
     received: Mutex<Vec<Received>>,
+    sent: AtomicUsize,
 }
 
 impl Shared {
@@ -167,6 +182,11 @@ impl Stub {
         self.shared.received.lock().expect("stub log").clone()
     }
 
+    /// How many bytes of endless answers were handed to the connection.
+    pub fn endless_bytes_sent(&self) -> usize {
+        self.shared.sent.load(Ordering::Relaxed)
+    }
+
     /// How many requests arrived.
     pub fn calls(&self) -> usize {
         self.shared.received.lock().expect("stub log").len()
@@ -198,6 +218,9 @@ async fn completions(
         response.insert_header((*name, value.as_str()));
     }
     response.content_type(canned.content_type);
+    if let Some(filler) = canned.filler {
+        return response.streaming(endless(canned.body, filler, shared.into_inner()));
+    }
     if canned.stall {
         let first = futures_util::stream::once(async move {
             Ok::<_, actix_web::Error>(web::Bytes::from(canned.body))
@@ -205,4 +228,20 @@ async fn completions(
         return response.streaming(first.chain(futures_util::stream::pending()));
     }
     response.body(canned.body)
+}
+
+/// `body`, then `filler` until the cap, counting what the connection took.
+fn endless(
+    body: String,
+    filler: &'static str,
+    shared: Arc<Shared>,
+) -> impl futures_util::Stream<Item = Result<web::Bytes, actix_web::Error>> {
+    let first = futures_util::stream::once(async move { Ok(web::Bytes::from(body)) });
+    let rest = futures_util::stream::repeat(filler.repeat(1024))
+        .take(ENDLESS_CAP / (filler.len() * 1024))
+        .map(move |chunk| {
+            shared.sent.fetch_add(chunk.len(), Ordering::Relaxed);
+            Ok(web::Bytes::from(chunk))
+        });
+    first.chain(rest)
 }

@@ -176,3 +176,31 @@ async fn a_stream_that_cannot_start_is_the_local_answer_streamed() {
         json!({ "unavailable": ["llm"] })
     );
 }
+
+#[actix_web::test]
+async fn a_provider_that_does_not_stop_talking_is_cut_at_the_answer_bound() {
+    let whole = LlmStub::start(Reply::Endless { streamed: false });
+    let app = app_with(&whole, &[]).await;
+    let (status, body) = status_and_json(
+        app.chat(&token("user-ann"), &json!({ "message": "hi" }))
+            .await,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["unavailable"], json!(["llm"]));
+    let answer = body["answer"].as_str().expect("text");
+    assert!(answer.starts_with(&format!("{DOWN}\n\n")), "{answer}");
+    assert_eq!(
+        whole.received().len(),
+        1,
+        "an answer too large is not asked again"
+    );
+
+    let streamed_stub = LlmStub::start(Reply::Endless { streamed: true });
+    let app = app_with(&streamed_stub, &[]).await;
+    let (status, body) = streamed(&app, "hello").await;
+    assert_eq!(status, 200);
+    let names: Vec<String> = events(&body).into_iter().map(|(name, _)| name).collect();
+    assert_eq!(names, ["meta", "delta", "error", "done"]);
+    assert!(body.len() < 4096, "{} bytes relayed", body.len());
+}

@@ -22,6 +22,9 @@ pub enum Reply {
     Status(u16),
     /// A completion, after this long.
     Slow(Duration),
+    /// An answer that does not stop (64 MiB at the most): a completion whose text never
+    /// closes, or (`streamed`) one piece and then one event line that never ends.
+    Endless { streamed: bool },
 }
 
 #[derive(Clone)]
@@ -109,6 +112,24 @@ async fn completions(shared: web::Data<Shared>, body: web::Json<Value>) -> HttpR
         Reply::Status(status) => {
             HttpResponse::build(actix_web::http::StatusCode::from_u16(*status).expect("a status"))
                 .json(json!({"error": {"message": "stub failure", "type": "server_error"}}))
+        }
+        Reply::Endless { streamed } => {
+            let (content_type, start) = if *streamed {
+                ("text/event-stream", chunks(&["Partial "]) + "data: ")
+            } else {
+                (
+                    "application/json",
+                    r#"{"choices":[{"message":{"content":""#.to_owned(),
+                )
+            };
+            let filler = web::Bytes::from("a".repeat(64 * 1024));
+            let rest = futures_util::stream::repeat(filler).take(1024);
+            let body = futures_util::stream::once(async move { web::Bytes::from(start) })
+                .chain(rest)
+                .map(Ok::<_, actix_web::Error>);
+            HttpResponse::Ok()
+                .content_type(content_type)
+                .streaming(body.boxed_local())
         }
         Reply::Slow(delay) => {
             actix_web::rt::time::sleep(*delay).await;
