@@ -16,8 +16,8 @@
 //!   retry (and no request sent in a loop), headers, WebSocket tunnels, the edge's own
 //!   400, 502 and 504.
 //! - [`server`]: the accept loop and graceful stop; [`idle`]: the HTTP/2 idle timeout; [`workers`]: one thread and runtime per
-//!   core on the proxied port ([`worker_index`]: which one is running); [`application`]:
-//!   build, serve, drain.
+//!   core on the proxied port ([`worker_index`]: which one is running; [`timer_floor`]: why each
+//!   keeps a timer pending); [`application`]: build, serve, drain.
 //! - [`admin`]: `/health` and `/metrics` on their own port; [`metrics`]: what they count.
 //! - [`tls`]: TLS termination, certificate reload, and what each transport answers.
 //! - [`settings`]: the environment; [`cli`]: the command line.
@@ -32,6 +32,7 @@ pub mod origin;
 pub mod proxy;
 pub mod server;
 pub mod settings;
+pub mod timer_floor;
 pub mod tls;
 pub mod worker_index;
 pub mod workers;

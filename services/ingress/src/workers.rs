@@ -10,6 +10,7 @@
 //! taking half the traffic.
 
 use crate::server;
+use crate::timer_floor;
 use crate::tls::Edge;
 use crate::tls::automatic::{Answering, Told};
 use crate::worker_index;
@@ -92,6 +93,8 @@ async fn work(listeners: Listeners, edge: Arc<Edge>, stop: CancellationToken, ta
             Err(error) => log_failed(&error),
         }
     };
+    // Ends with the runtime, once the connections have finished.
+    tokio::spawn(timer_floor::hold());
     tokio::join!(plain, tls);
     tasks.wait().await;
 }

@@ -37,8 +37,12 @@ pub fn is_catch_all(hostname: &str, path: &str) -> bool {
 }
 
 /// cloudflared's `matchHost`, ignoring ASCII case (hostnames are case-insensitive; cloudflared
-/// compares bytes because the edge has already lower-cased them).
+/// compares bytes because the edge has already lower-cased them) and the one trailing dot of a
+/// fully qualified name (`api.example.com.` is `api.example.com`, as nginx matches it), so no
+/// spelling of a host meets another rule than the host itself (a rule written with the dot
+/// means the same host).
 pub fn matches(rule: &str, host: &str) -> bool {
+    let (rule, host) = (without_root_dot(rule), without_root_dot(host));
     if rule.is_empty() || rule == "*" || rule.eq_ignore_ascii_case(host) {
         return true;
     }
@@ -49,6 +53,15 @@ pub fn matches(rule: &str, host: &str) -> bool {
                 && host[host.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
         }
         _ => false,
+    }
+}
+
+/// `name` without the trailing dot of its fully qualified spelling (a lone `.` stays: it is not
+/// a host, and must not become the empty rule that matches every host).
+fn without_root_dot(name: &str) -> &str {
+    match name.strip_suffix('.') {
+        Some(stripped) if !stripped.is_empty() => stripped,
+        _ => name,
     }
 }
 
@@ -109,6 +122,16 @@ mod tests {
         assert!(!matches("api.localhost", "ai.localhost"));
         assert!(matches("", "anything"));
         assert!(matches("*", "anything"));
+        for (rule, host) in [
+            ("api.localhost", "api.localhost."),
+            ("api.localhost.", "api.localhost"),
+            ("*.example.com", "a.example.com."),
+            ("*.example.com.", "a.example.com"),
+        ] {
+            assert!(matches(rule, host), "{rule} {host}");
+        }
+        assert!(!matches("*.example.com", "example.com."));
+        assert!(!matches(".", "anything"));
     }
 
     #[test]

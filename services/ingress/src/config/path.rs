@@ -42,27 +42,38 @@ pub enum BadPath {
 }
 
 /// A request's path (and query), normalized.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RequestPath {
     forward: String,
-    matched: String,
+    /// Where the path ends in `forward` (the query follows).
+    path_len: usize,
+    /// The matched form, when it is not the path itself (most paths are their own).
+    matched: Option<String>,
 }
 
 impl RequestPath {
     /// Normalizes `path` (as the request line wrote it) followed by `query`.
     pub fn parse(path: &str, query: Option<&str>) -> Result<Self, BadPath> {
-        let (normal, matched) = if path == "*" || is_plain(path) {
-            (path.to_owned(), path.to_owned())
+        let (mut forward, matched) = if path == "*" || is_plain(path) {
+            let mut forward =
+                String::with_capacity(path.len() + query.map_or(0, |query| query.len() + 1));
+            forward.push_str(path);
+            (forward, None)
         } else {
             let normal = canonical_path(path)?;
             let matched = matched_view(&normal)?;
-            (normal, matched)
+            (normal, Some(matched))
         };
-        let forward = match query {
-            Some(query) => format!("{normal}?{query}"),
-            None => normal,
-        };
-        Ok(Self { forward, matched })
+        let path_len = forward.len();
+        if let Some(query) = query {
+            forward.push('?');
+            forward.push_str(query);
+        }
+        Ok(Self {
+            forward,
+            path_len,
+            matched,
+        })
     }
 
     /// What the origin receives: the normalized path and the query as sent.
@@ -70,11 +81,26 @@ impl RequestPath {
         &self.forward
     }
 
+    /// [`Self::forward`], taken.
+    pub fn into_forward(self) -> String {
+        self.forward
+    }
+
     /// What `path:` rules match: decoded, matrix parameters cut, empty segments merged.
     pub fn matched(&self) -> &str {
-        &self.matched
+        self.matched
+            .as_deref()
+            .unwrap_or(&self.forward[..self.path_len])
     }
 }
+
+impl PartialEq for RequestPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.forward == other.forward && self.matched() == other.matched()
+    }
+}
+
+impl Eq for RequestPath {}
 
 /// A path that is already its own normal and matched form (most are): no escape, no `;`, no
 /// `\`, no empty or dot segment.

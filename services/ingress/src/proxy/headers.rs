@@ -8,6 +8,7 @@
 //! `Connection: Authorization` or `Connection: X-Forwarded-For` would let a client strip what
 //! the origin decides by.
 
+use bytes::Bytes;
 use http::Method;
 use http::header::{
     AUTHORIZATION, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, FORWARDED,
@@ -47,6 +48,21 @@ pub const END_TO_END: [HeaderName; 14] = [
     HeaderName::from_static("tracestate"),
 ];
 
+/// The hop-by-hop fields every message loses, beside what `Connection` names and `Proxy-*`.
+const HOP_BY_HOP: [HeaderName; 6] = [
+    CONNECTION,
+    KEEP_ALIVE,
+    TE,
+    TRAILER,
+    TRANSFER_ENCODING,
+    UPGRADE,
+];
+
+/// Whether `name` is hop-by-hop whatever `Connection` says.
+fn is_hop_by_hop(name: &HeaderName) -> bool {
+    HOP_BY_HOP.contains(name) || name.as_str().starts_with("proxy-")
+}
+
 /// Whether `Connection` may remove `name`.
 fn hop_by_hop_option(name: &HeaderName) -> bool {
     !END_TO_END.contains(name) && !name.as_str().starts_with("x-forwarded-")
@@ -68,34 +84,41 @@ fn tokens<'a>(headers: &'a HeaderMap, name: &HeaderName) -> impl Iterator<Item =
 /// `websocket`, the handshake travels end to end: `Upgrade: websocket` and
 /// `Connection: upgrade`.
 pub fn strip_hop_by_hop(headers: &mut HeaderMap, websocket: bool) {
-    let named: Vec<HeaderName> = tokens(headers, &CONNECTION)
-        .filter_map(|name| HeaderName::from_bytes(name.as_bytes()).ok())
-        .filter(hop_by_hop_option)
-        .collect();
-    for name in named {
-        headers.remove(name);
-    }
-    for name in [
-        CONNECTION,
-        KEEP_ALIVE,
-        TE,
-        TRAILER,
-        TRANSFER_ENCODING,
-        UPGRADE,
-    ] {
-        headers.remove(name);
-    }
-    let proxy: Vec<HeaderName> = headers
+    // One look at each name, and a name `Connection` lists only if the message has that
+    // field: most messages have at most `Connection` itself to lose.
+    let mut gone: Vec<HeaderName> = headers
         .keys()
-        .filter(|name| name.as_str().starts_with("proxy-"))
+        .filter(|name| is_hop_by_hop(name))
         .cloned()
         .collect();
-    for name in proxy {
+    if !gone.is_empty() {
+        let named = tokens(headers, &CONNECTION)
+            .filter(|name| headers.contains_key(*name))
+            .filter_map(|name| HeaderName::from_bytes(name.as_bytes()).ok())
+            .filter(hop_by_hop_option);
+        gone.extend(named);
+    }
+    for name in gone {
         headers.remove(name);
     }
     if websocket {
         headers.insert(UPGRADE, HeaderValue::from_static(WEBSOCKET));
         headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
+    }
+}
+
+/// Removes every request field whose name holds `_` (nginx's default,
+/// `underscores_in_headers off`): an origin behind CGI, WSGI or Rack reads `X_Forwarded_For`
+/// and `X-Forwarded-For` as one variable, so a client could set what only the edge decides
+/// (`X_Real_IP`, `X_Request_Id`, `X_Forwarded_Proto`).
+pub fn drop_underscored(headers: &mut HeaderMap) {
+    let gone: Vec<HeaderName> = headers
+        .keys()
+        .filter(|name| name.as_str().contains('_'))
+        .cloned()
+        .collect();
+    for name in gone {
+        headers.remove(name);
     }
 }
 
@@ -140,7 +163,8 @@ pub fn add_forwarded(headers: &mut HeaderMap, peer: IpAddr, proto: HeaderValue) 
     } else {
         format!("{}, {peer}", prior.join(", "))
     };
-    if let Ok(value) = HeaderValue::from_str(&chain) {
+    // The text becomes the value's bytes as it is, not copied again.
+    if let Ok(value) = HeaderValue::from_maybe_shared(Bytes::from(chain)) {
         headers.insert(X_FORWARDED_FOR, value);
     }
     headers.insert(X_FORWARDED_PROTO, proto);

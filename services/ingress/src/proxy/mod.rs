@@ -29,7 +29,7 @@ pub use upstream::UpstreamBody;
 use crate::config::{IngressConfig, OriginRequest, Service};
 use crate::metrics::{Metrics, Open};
 use crate::origin::{Pool, Pools};
-use http::{Request, Response, StatusCode};
+use http::{HeaderValue, Request, Response, StatusCode};
 use http_body_util::Either;
 use hyper::body::Incoming;
 use outcome::{Failure, Fault, Reply};
@@ -147,7 +147,8 @@ impl Proxy {
         let response = match &self.targets[index] {
             Target::Status(code) => respond::status(*code),
             Target::Origins(pool) => {
-                self.relay(pool, &rule.origin_request, peer, request, checked)
+                let id = stamp.origin_value();
+                self.relay(pool, &rule.origin_request, peer, request, checked, id)
                     .await
             }
         };
@@ -170,6 +171,7 @@ impl Proxy {
         peer: SocketAddr,
         mut request: Request<Incoming>,
         checked: Checked,
+        id: Option<HeaderValue>,
     ) -> Response<ProxyBody> {
         let version = request.version();
         let websocket = headers::wants_websocket(request.method(), request.headers());
@@ -181,6 +183,7 @@ impl Proxy {
             websocket,
             checked,
             pool.service(),
+            id,
         );
         let deadline = self.config.estate.connect_retry_deadline;
         let reply = match forward::send(pool, settings, deadline, &self.metrics, request).await {

@@ -1,12 +1,13 @@
 //! The request an origin receives, made from the client's: the absolute-form URL's authority
-//! as `Host`, hop-by-hop headers out, `X-Forwarded-*` and the request id in,
-//! `httpHostHeader` applied, the normalized path in origin form, HTTP/1.1.
+//! as `Host`, hop-by-hop headers and fields named with `_` out, `X-Forwarded-*` and the
+//! request id in, `httpHostHeader` applied, the normalized path in origin form, HTTP/1.1.
 
 use super::headers;
 use super::request_id;
 use super::strict::Checked;
 use crate::config::OriginRequest;
-use http::header::HOST;
+use bytes::Bytes;
+use http::header::{HOST, HeaderValue};
 use http::uri::{PathAndQuery, Uri};
 use http::{Request, Version};
 use hyper::body::Incoming;
@@ -14,7 +15,7 @@ use std::net::SocketAddr;
 
 /// Makes the client's request the origin's: the absolute-form URL's authority as `Host`,
 /// hop-by-hop headers out, `X-Forwarded-*` in, `httpHostHeader` applied, the normalized
-/// path in origin form (`/path?query`).
+/// path in origin form (`/path?query`), the request id `id` (see [`request_id::forward`]).
 pub fn for_origin(
     request: &mut Request<Incoming>,
     settings: &OriginRequest,
@@ -22,18 +23,21 @@ pub fn for_origin(
     websocket: bool,
     checked: Checked,
     service: &str,
+    id: Option<HeaderValue>,
 ) {
     if let Some(authority) = checked.authority {
         request.headers_mut().insert(HOST, authority);
     }
     headers::strip_hop_by_hop(request.headers_mut(), websocket);
+    headers::drop_underscored(request.headers_mut());
     let proto = crate::tls::Scheme::of(request).forwarded_proto();
     headers::add_forwarded(request.headers_mut(), peer.ip(), proto);
-    request_id::forward(request);
+    request_id::forward(request, id);
     if let Some(host) = &settings.http_host_header {
         request.headers_mut().insert(HOST, host.clone());
     }
-    let path = PathAndQuery::try_from(checked.path.forward())
+    // The normalized text becomes the URI's bytes as it is, not copied again.
+    let path = PathAndQuery::from_maybe_shared(Bytes::from(checked.path.into_forward()))
         .unwrap_or_else(|_| PathAndQuery::from_static("/"));
     *request.uri_mut() = Uri::from(path);
     // The origin leg is ours: HTTP/1.1 with keep-alive, whatever the client spoke.

@@ -26,13 +26,11 @@ pub const X_REQUEST_ID: HeaderName =
 /// The most of a `Host` or a path an access line holds.
 pub const MAX_LOGGED_CHARS: usize = 256;
 
-/// The id the origin is sent, kept on the request from [`Stamp::take`] to [`forward`].
-#[derive(Clone)]
-struct OriginId(HeaderValue);
-
 /// One request's id and what its access line will say of it.
 pub struct Stamp {
     id: RequestId,
+    /// The id as a header value, made once for the origin's request and the answer.
+    value: Option<HeaderValue>,
     line: Option<Line>,
 }
 
@@ -61,12 +59,15 @@ impl Stamp {
             .then(|| RequestId::received(carried))
             .flatten()
             .unwrap_or_else(RequestId::mint);
-        if let Ok(value) = HeaderValue::from_str(id.as_str()) {
-            request.extensions_mut().insert(OriginId(value));
-        }
+        let value = HeaderValue::from_str(id.as_str()).ok();
         let line = tracing::enabled!(target: "ingress::access", tracing::Level::INFO)
             .then(|| Line::read(request));
-        Self { id, line }
+        Self { id, value, line }
+    }
+
+    /// The id as the origin is sent it (see [`forward`]).
+    pub fn origin_value(&self) -> Option<HeaderValue> {
+        self.value.clone()
     }
 
     /// Records the rule the request matched, for its access line.
@@ -78,7 +79,7 @@ impl Stamp {
 
     /// Echoes the id on `response` and writes the access line.
     pub fn finish<B>(self, response: &mut Response<B>) {
-        if let Ok(value) = HeaderValue::from_str(self.id.as_str()) {
+        if let Some(value) = self.value {
             response.headers_mut().insert(X_REQUEST_ID, value);
         }
         if let Some(line) = self.line {
@@ -87,12 +88,12 @@ impl Stamp {
     }
 }
 
-/// Puts the request's id on the request the origin gets, in place of whatever the client
-/// sent. Called once the hop-by-hop headers are gone, so a client's `Connection:
-/// x-request-id` cannot take it off.
-pub fn forward<B>(request: &mut Request<B>) {
-    match request.extensions_mut().remove::<OriginId>() {
-        Some(OriginId(value)) => request.headers_mut().insert(X_REQUEST_ID, value),
+/// Puts the request's id (`value`, from [`Stamp::origin_value`]) on the request the origin
+/// gets, in place of whatever the client sent. Called once the hop-by-hop headers are gone,
+/// so a client's `Connection: x-request-id` cannot take it off.
+pub fn forward<B>(request: &mut Request<B>, value: Option<HeaderValue>) {
+    match value {
+        Some(value) => request.headers_mut().insert(X_REQUEST_ID, value),
         None => request.headers_mut().remove(X_REQUEST_ID),
     };
 }

@@ -22,47 +22,59 @@ enum Progress {
 #[derive(Debug)]
 pub struct UpstreamBody {
     body: Option<Incoming>,
-    progress: watch::Sender<Progress>,
+    /// Where its progress is told; none for a body that was over before it began (most
+    /// requests), which has nothing to tell.
+    progress: Option<watch::Sender<Progress>>,
 }
 
-/// What the forwarder watches of an [`UpstreamBody`].
+/// What the forwarder watches of an [`UpstreamBody`]: nothing for a body that was over before
+/// it began.
 #[derive(Clone, Debug)]
-pub struct BodyWatch(watch::Receiver<Progress>);
+pub struct BodyWatch(Option<watch::Receiver<Progress>>);
 
 impl UpstreamBody {
     /// The client's `body`, streamed.
     pub fn client(body: Incoming) -> (Self, BodyWatch) {
-        let start = if body.is_end_stream() {
-            Progress::Ended
-        } else {
-            Progress::Streaming
+        if body.is_end_stream() {
+            return Self::without_progress(Some(body));
+        }
+        let (progress, watch) = watch::channel(Progress::Streaming);
+        let upstream = Self {
+            body: Some(body),
+            progress: Some(progress),
         };
-        Self::with(Some(body), start)
+        (upstream, BodyWatch(Some(watch)))
     }
 
     /// No body at all.
     pub fn empty() -> (Self, BodyWatch) {
-        Self::with(None, Progress::Ended)
+        Self::without_progress(None)
     }
 
-    fn with(body: Option<Incoming>, start: Progress) -> (Self, BodyWatch) {
-        let (progress, watch) = watch::channel(start);
-        (Self { body, progress }, BodyWatch(watch))
+    fn without_progress(body: Option<Incoming>) -> (Self, BodyWatch) {
+        let upstream = Self {
+            body,
+            progress: None,
+        };
+        (upstream, BodyWatch(None))
     }
 }
 
 impl BodyWatch {
     /// Resolves once the body has been sent whole (or has failed, or was dropped unsent).
     pub async fn sent(&mut self) {
-        let _ = self
-            .0
-            .wait_for(|progress| *progress != Progress::Streaming)
-            .await;
+        if let Some(watch) = &mut self.0 {
+            let _ = watch
+                .wait_for(|progress| *progress != Progress::Streaming)
+                .await;
+        }
     }
 
     /// Whether the client's body broke (malformed chunks, a connection that ended early).
     pub fn failed(&self) -> bool {
-        *self.0.borrow() == Progress::Failed
+        self.0
+            .as_ref()
+            .is_some_and(|watch| *watch.borrow() == Progress::Failed)
     }
 }
 
@@ -84,8 +96,8 @@ impl Body for UpstreamBody {
             Poll::Ready(Some(Ok(_))) if body.is_end_stream() => Some(Progress::Ended),
             _ => None,
         };
-        if let Some(reached) = reached {
-            self.progress.send_replace(reached);
+        if let (Some(reached), Some(progress)) = (reached, &self.progress) {
+            progress.send_replace(reached);
         }
         polled
     }

@@ -32,6 +32,11 @@ async fn the_origin_sees_forwarded_headers_and_no_hop_by_hop_ones() {
         .header("te", "trailers")
         .header("proxy-authorization", "Basic eDp5")
         .header("x-kept", "kept")
+        .header("x_forwarded_for", "198.51.100.9")
+        .header("X_Real_IP", "198.51.100.9")
+        .header("x_request_id", "chosen-by-the-client")
+        .header("x_forwarded_proto", "https")
+        .header("x-under_score", "dropped too")
         .body("payload");
     let seen = seen(request).await;
     let headers = &seen["headers"];
@@ -41,6 +46,11 @@ async fn the_origin_sees_forwarded_headers_and_no_hop_by_hop_ones() {
     assert_eq!(headers["host"], "api.localhost:8080");
     assert_eq!(headers["x-kept"], "kept");
     for dropped in [
+        "x_forwarded_for",
+        "x_real_ip",
+        "x_request_id",
+        "x_forwarded_proto",
+        "x-under_score",
         "x-private",
         "keep-alive",
         "te",

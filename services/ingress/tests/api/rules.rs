@@ -31,7 +31,7 @@ ingress:
 }
 
 /// (host, path, matched rule, what answers: an origin's name or a status).
-const TABLE: [(&str, &str, usize, &str); 16] = [
+const TABLE: [(&str, &str, usize, &str); 21] = [
     ("api.localhost", "/api/v1/projects", 1, "api"),
     ("api.localhost:8080", "/", 1, "api"),
     ("api.localhost", "/metrics", 0, "403"),
@@ -41,6 +41,11 @@ const TABLE: [(&str, &str, usize, &str); 16] = [
     ("api.localhost", "//metrics", 0, "403"),
     ("ai.localhost", "/metrics/x", 0, "403"),
     ("api.localhost", "/v1/metrics", 1, "api"),
+    ("API.Localhost", "/metrics", 0, "403"),
+    ("api.localhost.", "/metrics", 0, "403"),
+    ("api.localhost.:8080", "/", 1, "api"),
+    ("Admin.Example.COM.", "/", 2, "410"),
+    ("a.example.com.", "/", 3, "wild"),
     ("admin.example.com", "/", 2, "410"),
     ("a.example.com", "/", 3, "wild"),
     ("a.b.example.com", "/x", 3, "wild"),
@@ -135,11 +140,11 @@ async fn real_requests_follow_the_same_table() {
     }
     let metrics = ingress.metrics().await;
     assert!(
-        metrics.contains(r#"ingress_requests_total{rule="0",code="403"} 6"#),
+        metrics.contains(r#"ingress_requests_total{rule="0",code="403"} 8"#),
         "{metrics}"
     );
     assert!(
-        metrics.contains(r#"ingress_requests_total{rule="3",code="200"} 2"#),
+        metrics.contains(r#"ingress_requests_total{rule="3",code="200"} 3"#),
         "{metrics}"
     );
 }

@@ -84,6 +84,9 @@ fn the_query_goes_through_as_sent_and_options_star_stays() {
     let parsed = RequestPath::parse("/x/../a", Some("q=%2e%2f&b=..")).expect("valid");
     assert_eq!(parsed.forward(), "/a?q=%2e%2f&b=..");
     assert_eq!(parsed.matched(), "/a");
+    let plain = RequestPath::parse("/a/b", Some("q=1")).expect("valid");
+    assert_eq!((plain.forward(), plain.matched()), ("/a/b?q=1", "/a/b"));
+    assert_eq!(plain.clone().into_forward(), "/a/b?q=1");
     let star = RequestPath::parse("*", None).expect("OPTIONS *");
     assert_eq!((star.forward(), star.matched()), ("*", "*"));
     assert!(

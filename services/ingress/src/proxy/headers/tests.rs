@@ -35,6 +35,22 @@ fn hop_by_hop_headers_stop_here() {
 }
 
 #[test]
+fn connection_names_in_any_case_and_a_message_without_hop_by_hop_fields_is_untouched() {
+    let mut headers = map(&[
+        ("connection", "X-Secret, x-absent"),
+        ("x-secret", "1"),
+        ("x-kept", "yes"),
+    ]);
+    strip_hop_by_hop(&mut headers, false);
+    let names: Vec<&str> = headers.keys().map(HeaderName::as_str).collect();
+    assert_eq!(names, ["x-kept"]);
+    let mut plain = map(&[("x-kept", "yes"), ("content-type", "text/plain")]);
+    let before = plain.clone();
+    strip_hop_by_hop(&mut plain, false);
+    assert_eq!(plain, before);
+}
+
+#[test]
 fn a_websocket_upgrade_keeps_its_two_headers_and_no_other_passes() {
     let mut headers = map(&[("connection", "Upgrade"), ("upgrade", "WebSocket, h2c")]);
     assert!(wants_websocket(&Method::GET, &headers));
