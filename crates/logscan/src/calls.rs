@@ -42,16 +42,6 @@ impl Level {
         }
     }
 
-    /// Whether a line at this level is hidden from anyone watching warnings and errors.
-    pub(crate) fn is_low(self) -> bool {
-        matches!(self, Self::Trace | Self::Debug | Self::Info)
-    }
-
-    /// Trace and debug: the levels of step-by-step breadcrumbs.
-    pub(crate) fn is_verbose(self) -> bool {
-        matches!(self, Self::Trace | Self::Debug)
-    }
-
     /// The lowercase name used in messages.
     pub(crate) fn name(self) -> &'static str {
         match self {

@@ -41,22 +41,24 @@ static ANALYSIS_TYPES: [AnalysisType; 4] = [
     AnalysisType {
         id: PRINT_DEBUGGING,
         name: "Print debugging",
-        description: "Prints to stdout or stderr left in non-test code, where a log call \
-                      belongs.",
+        description: "Prints left in library code that look like debugging: `dbg!`, \
+                      `printStackTrace`, a value shown under its own name, a print under a \
+                      debug switch or a TODO, or one that says it is debugging.",
         languages: ALL_LANGUAGES,
     },
     AnalysisType {
         id: LOG_WITHOUT_CONTEXT,
         name: "Log without context",
-        description: "Log calls whose only argument is a short constant message, with no \
-                      placeholder, field or value that says what happened to what.",
+        description: "Warn and error log calls whose only argument is a short constant \
+                      message saying something failed, with no placeholder, field or value \
+                      that says what happened to what.",
         languages: ALL_LANGUAGES,
     },
     AnalysisType {
         id: WRONG_LEVEL_FOR_CAUGHT_ERROR,
         name: "Wrong level for caught error",
         description: "Errors caught in catch, except, `if err != nil` or `Err(e) =>` blocks \
-                      and logged at trace, debug or info level.",
+                      and logged only at debug level, with a message saying something failed.",
         languages: ALL_LANGUAGES,
     },
 ];

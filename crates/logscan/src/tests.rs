@@ -3,7 +3,7 @@
 use crate::checks::testing::UNBOUNDED;
 use crate::{AnalyzeError, Language, RuleSpec, SourceFile, analyze};
 
-const RUST: &str = "fn run() {\n    println!(\"a\"); info!(\"done\");\n}\n";
+const RUST: &str = "fn run() {\n    println!(\"{:?}\", a); error!(\"failed\");\n}\n";
 
 fn rust_file(path: &str) -> SourceFile<'_> {
     SourceFile {
@@ -31,9 +31,9 @@ fn no_types_means_every_built_in_type() {
         summary,
         [
             ("a.rs", 2, 5, "print-debugging"),
-            ("a.rs", 2, 20, "log-without-context"),
+            ("a.rs", 2, 26, "log-without-context"),
             ("b.rs", 2, 5, "print-debugging"),
-            ("b.rs", 2, 20, "log-without-context"),
+            ("b.rs", 2, 26, "log-without-context"),
         ]
     );
 }
@@ -70,7 +70,7 @@ fn hostile_files_stay_fast() {
     let nested_calls = "info!(\"password {}\", ".repeat(10_000);
     let open_arms = "Err(e) => (info!(\"x\"), \n".repeat(5_000);
     let open_catches = "try { x(); } catch (e) { logger.info(\"e\", e); \n".repeat(5_000);
-    let one_long_line = format!("{}\n", "println!(\"é\"); ".repeat(30_000));
+    let one_long_line = format!("{}\n", "dbg!(xy, \"é\"); ".repeat(30_000));
     let deep_suites: String = (0..1_500)
         .map(|depth| format!("{}except E:\n", " ".repeat(depth)))
         .collect();

@@ -60,23 +60,23 @@ const TRUE_CASES: &[Case] = &[
     ),
     // A printed secret is one problem, reported once.
     ("app/debug.py", "print(password)\n", &[(SENSITIVE, 1)]),
-    // Prints left in library code.
+    // Prints left in library code that show a value under its own name.
     (
         "app/warn.py",
-        "import sys\n\ndef warn(msg):\n    print(msg, file=sys.stderr)\n",
-        &[(PRINT, 4)],
+        "import sys\n\ndef warn(msg):\n    print(\"msg =\", msg, file=sys.stderr)\n    print(f\"{msg=}\")\n",
+        &[(PRINT, 4), (PRINT, 5)],
     ),
     // Printed to stderr, but neither an error told nor a warning: debugging.
     (
         "src/cache.rs",
-        "fn get(v: &V) {\n    eprintln!(\"value {v:?}\");\n}\n",
+        "fn get(v: &V) {\n    eprintln!(\"{v:?}\");\n}\n",
         &[(PRINT, 2)],
     ),
-    // On an error path whose logger already tells the error, the print is left over.
+    // A comment above says the print is there to debug.
     (
         "src/Store.java",
-        "class S {\n  void f() {\n    try { x(); } catch (E e) {\n      log.error(\"save failed\", e);\n      System.err.println(e);\n    }\n  }\n}\n",
-        &[(PRINT, 5)],
+        "class S {\n  void f() {\n    // debug\n    System.err.println(e);\n  }\n}\n",
+        &[(PRINT, 4)],
     ),
     (
         "app/orders.py",
@@ -85,7 +85,7 @@ const TRUE_CASES: &[Case] = &[
     ),
     (
         "src/orders.rs",
-        "fn total() {\n    println!(\"got {:?}\", order);\n    dbg!(sum);\n}\n",
+        "fn total() {\n    println!(\"order = {:?}\", order);\n    dbg!(sum);\n}\n",
         &[(PRINT, 2), (PRINT, 3)],
     ),
     (
@@ -100,7 +100,7 @@ const TRUE_CASES: &[Case] = &[
     ),
     (
         "src/Orders.java",
-        "void total() {\n  System.out.println(\"order \" + id);\n  try { x(); } catch (Exception e) { e.printStackTrace(); }\n}\n",
+        "void total() {\n  System.out.println(\"id=\" + id);\n  try { x(); } catch (Exception e) { e.printStackTrace(); }\n}\n",
         &[(PRINT, 2), (PRINT, 3)],
     ),
     (
@@ -116,6 +116,11 @@ const TRUE_CASES: &[Case] = &[
     ),
     // Log calls with nothing to act on.
     ("app/jobs.py", "logger.error(\"failed\")\n", &[(CONTEXT, 1)]),
+    (
+        "app/pool.py",
+        "logger.warning(\"Something went wrong\")\n",
+        &[(CONTEXT, 1)],
+    ),
     ("src/jobs.rs", "error!(\"Error\");\n", &[(CONTEXT, 1)]),
     ("web/jobs.js", "logger.warn(\"oops\");\n", &[(CONTEXT, 1)]),
     (
@@ -132,7 +137,7 @@ const TRUE_CASES: &[Case] = &[
     // A caught error swallowed at a low level.
     (
         "app/sync.py",
-        "try:\n    sync()\nexcept Exception as e:\n    logger.info(\"sync failed: %s\", e)\n",
+        "try:\n    sync()\nexcept Exception as e:\n    logger.debug(\"sync failed: %s\", e)\n",
         &[(CAUGHT, 4)],
     ),
     (
@@ -147,12 +152,12 @@ const TRUE_CASES: &[Case] = &[
     ),
     (
         "web/sync.ts",
-        "try { sync(); } catch (err: unknown) {\n  this.logger.info(\"sync failed\", { err });\n}\n",
+        "try { sync(); } catch (err: unknown) {\n  this.logger.debug(\"sync failed\", { err });\n}\n",
         &[(CAUGHT, 2)],
     ),
     (
         "src/Sync.java",
-        "try { sync(); } catch (IOException e) {\n  log.info(\"sync failed\", e);\n}\n",
+        "try { sync(); } catch (IOException e) {\n  log.debug(\"sync failed\", e);\n}\n",
         &[(CAUGHT, 2)],
     ),
     (
@@ -166,11 +171,29 @@ const TRUE_CASES: &[Case] = &[
         "try:\n    fetch()\nexcept Exception as e:\n    if isinstance(e, Timeout):\n        count += 1\n    logger.debug(\"fetch failed: %s\", e)\n",
         &[(CAUGHT, 6)],
     ),
-    // The caught error's level is the problem: its context finding would repeat it.
+    // A failure swallowed at debug, where the message says it failed.
     (
-        "src/Retry.java",
-        "try { x(); } catch (InterruptedException e) {\n  log.info(\"Interrupted\");\n}\n",
-        &[(CAUGHT, 2)],
+        "install/chmod.py",
+        "def chmod(path, mode):\n    try:\n        _chmod(path, mode)\n    except OSError as e:\n        log.debug(\"chmod failed: %s\", e)\n",
+        &[(CAUGHT, 5)],
+    ),
+    // A print behind a debug switch is debugging, even in a command.
+    (
+        "setuptools/command/bdist.py",
+        "def run(self):\n    if DEBUG:\n        print(\"vendor =\", self.vendor)\n",
+        &[(PRINT, 3)],
+    ),
+    // A function named for printing that writes to stderr is a debugging aid.
+    (
+        "src/btree.rs",
+        "impl Node {\n    fn print_node(&self) {\n        eprint!(\" key={:?}\", self.key);\n    }\n}\n",
+        &[(PRINT, 3)],
+    ),
+    // A token in code that deals with credentials.
+    (
+        "oauth2/refresh.py",
+        "def refresh(request, refresh_token):\n    log.debug(\"Refresh token %s lacks scopes\", refresh_token)\n",
+        &[(SENSITIVE, 2)],
     ),
 ];
 

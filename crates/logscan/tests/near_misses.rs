@@ -158,6 +158,120 @@ const NEAR_MISSES: &[(&str, &str)] = &[
         "app/tests/test_x.py",
         "logger.info(\"password=%s\", password)\nprint(x)\n",
     ),
+    // Test support files, not only directories.
+    (
+        "src/testutil.rs",
+        "pub fn check() {\n    println!(\"Line: {}\", text);\n}\n",
+    ),
+    (
+        "pyparsing/testing.py",
+        "def run(result):\n    print(result.dump())\n",
+    ),
+    // setuptools' `command/` modules are a program's commands.
+    (
+        "setuptools/command/alias.py",
+        "def run(self):\n    print(\"Command Aliases\")\n",
+    ),
+    // A warning on stderr after an escaped line break.
+    (
+        "src/group.rs",
+        "fn set(n: usize) {\n    eprintln!(\"\\nWarning: It is not recommended to reduce nresamples below 1000.\");\n}\n",
+    ),
+    // Lines of the protocols stdout carries: cargo's directives, a CGI response.
+    (
+        "src/tool.rs",
+        "fn rerun() {\n    println!(\"cargo:rerun-if-env-changed=CC\");\n}\n",
+    ),
+    (
+        "xmlrpc/server.py",
+        "def handle(self, response):\n    print('Content-Type: text/xml')\n    print()\n    sys.stdout.write(response)\n",
+    ),
+    // A function named for printing, and a module whose job is output.
+    (
+        "email/parser.py",
+        "class Token:\n    def pprint(self, indent=''):\n        print(self.ppstr(indent=indent))\n",
+    ),
+    (
+        "scrapy/utils/display.py",
+        "def show(obj):\n    print(pformat(obj))\n",
+    ),
+    // Caught errors logged low on purpose: protocol tracing, a peer's or teardown's event, an
+    // expected outcome, a second failure while the first is raised.
+    (
+        "src/endpoint.rs",
+        "match decode(buf) {\n    Ok(p) => handle(p),\n    Err(e) => {\n        trace!(\"malformed header: {}\", e);\n    }\n}\n",
+    ),
+    (
+        "app/sock.py",
+        "try:\n    sock.close()\nexcept OSError as e:\n    log.info(\"Error while closing socket %s\", e)\n",
+    ),
+    (
+        "app/charge.py",
+        "try:\n    gateway.charge(card)\nexcept CardDeclined:\n    logger.info(\"card declined for %s\", invoice)\n",
+    ),
+    (
+        "app/loop.py",
+        "try:\n    run()\nexcept OSError as exc:\n    try:\n        reset()\n    except OSError as nexc:\n        logger.info(\"reset failed: %s\", nexc)\n    raise\n",
+    ),
+    // A step of the process's own life, told at info.
+    (
+        "uvicorn/server.py",
+        "async def shutdown(self):\n    logger.info(\"Shutting down\")\n",
+    ),
+    // `token` where nothing speaks of credentials, and a label before a verdict.
+    (
+        "src/poll.rs",
+        "fn register(token: Token) {\n    trace!(\"registering event source: token={:?}\", token);\n}\n",
+    ),
+    (
+        "oauth1/resource.py",
+        "def validate(request, access_token):\n    log.info(\"Valid token: %s\", valid_resource_owner)\n",
+    ),
+    // Log lines below warn, and short warnings that name a state rather than a failure: a
+    // breadcrumb or progress line is read with its neighbours.
+    (
+        "app/jobs.py",
+        "logger.info(\"done\")\nlogger.warning(\"Pool recreating\")\n",
+    ),
+    (
+        "src/Retry.java",
+        "try { x(); } catch (InterruptedException e) {\n  log.info(\"Interrupted\");\n}\n",
+    ),
+    // A caught error told at info is told where the code runs; an accept error is one peer's.
+    (
+        "app/sync.py",
+        "try:\n    sync()\nexcept Exception as e:\n    logger.info(\"sync failed: %s\", e)\n",
+    ),
+    (
+        "src/serve.rs",
+        "loop {\n    match listener.accept().await {\n        Ok(s) => spawn(s),\n        Err(e) => debug!(\"server accept error: {:?}\", e),\n    }\n}\n",
+    ),
+    // A library printing a sentence or a bare value may be doing its job: not told apart.
+    (
+        "app/warn.py",
+        "import sys\n\ndef warn(msg):\n    print(msg, file=sys.stderr)\n",
+    ),
+    (
+        "app/perms.py",
+        "def add(perm):\n    print(\"Adding permission '%s'\" % perm)\n",
+    ),
+    (
+        "src/cache.rs",
+        "fn get(v: &V) {\n    eprintln!(\"value {v:?}\");\n}\n",
+    ),
+    (
+        "src/Store.java",
+        "class S {\n  void f() {\n    try { x(); } catch (E e) {\n      log.error(\"save failed\", e);\n      System.err.println(e);\n    }\n  }\n}\n",
+    ),
+    // A token that marks a position, and a nonce in code about authenticated packets.
+    (
+        "botocore/paginate.py",
+        "def parse(self):\n    log.debug(\"For token: %s\", self._starting_token)\n",
+    ),
+    (
+        "src/path.rs",
+        "fn on_packet(authenticated: bool, token: u64) {\n    trace!(\"PATH_CHALLENGE {:08x}\", token);\n}\n",
+    ),
 ];
 
 #[test]

@@ -17,24 +17,31 @@ use std::path::{Path, PathBuf};
 use logscan::{Bounds, Language, SourceFile, analysis_types, analyze};
 use serde_json::Value;
 
-const SETS: [&str; 4] = ["tuning", "heldout", "fresh", "unseen"];
+const SETS: [&str; 6] = ["tuning", "heldout", "fresh", "unseen", "blind", "blind2"];
 /// The lowest precision each rule may have on each set, in percent: what it had when the floor
 /// was set (docs/analyzer.md has the figures). A rule with no finding on a set has no floor.
 const FLOORS: &[(&str, &str, usize)] = &[
     ("tuning", "log-without-context", 100),
     ("tuning", "print-debugging", 100),
-    ("tuning", "wrong-level-for-caught-error", 33),
-    ("heldout", "log-without-context", 100),
+    ("tuning", "wrong-level-for-caught-error", 100),
     ("heldout", "sensitive-data-in-logs", 100),
     ("heldout", "wrong-level-for-caught-error", 0),
-    ("fresh", "log-without-context", 22),
-    ("fresh", "print-debugging", 22),
+    ("fresh", "log-without-context", 66),
+    ("fresh", "print-debugging", 100),
     ("fresh", "sensitive-data-in-logs", 100),
-    ("fresh", "wrong-level-for-caught-error", 7),
-    ("unseen", "log-without-context", 46),
-    ("unseen", "print-debugging", 40),
-    ("unseen", "sensitive-data-in-logs", 33),
-    ("unseen", "wrong-level-for-caught-error", 2),
+    ("fresh", "wrong-level-for-caught-error", 28),
+    ("unseen", "log-without-context", 100),
+    ("unseen", "print-debugging", 95),
+    ("unseen", "sensitive-data-in-logs", 66),
+    ("unseen", "wrong-level-for-caught-error", 100),
+    ("blind", "log-without-context", 100),
+    ("blind", "print-debugging", 85),
+    ("blind", "sensitive-data-in-logs", 50),
+    ("blind", "wrong-level-for-caught-error", 33),
+    ("blind2", "log-without-context", 100),
+    ("blind2", "print-debugging", 79),
+    ("blind2", "sensitive-data-in-logs", 27),
+    ("blind2", "wrong-level-for-caught-error", 17),
 ];
 const VERDICTS: &str = "verdicts.json";
 

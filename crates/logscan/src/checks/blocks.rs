@@ -165,7 +165,7 @@ fn if_let(source: &Source<'_>, pattern_open: usize) -> Option<Range<usize>> {
 
 /// Python: for each line, where the suite of a header on it ends: at the next code line
 /// indented no deeper. One backward pass with a stack of code lines, so linear in the file.
-fn suite_ends(source: &Source<'_>) -> Vec<usize> {
+pub(super) fn suite_ends(source: &Source<'_>) -> Vec<usize> {
     let starts = source.line_starts();
     let mut ends = vec![source.text.len(); starts.len()];
     // (indent, start) of later code lines, each less indented than the one above it.

@@ -1,23 +1,25 @@
-//! `log-without-context`: a log call at info level or above (or Go's unleveled `log.Print*`)
-//! whose only argument is a short constant message such as `"Error"` or `"done"`, with no
-//! placeholder, interpolation, field or extra argument that would say what happened to what.
-//! Not reported: trace and debug lines (step-by-step breadcrumbs, read next to their
-//! neighbours), headings that end in `:` and blank lines (the lines after them carry the
-//! content), a message that only names the code it is in (`Reporter.starting()`), code inside a tracing span (`#[instrument]`), tests and examples, and a call
-//! already reported as a caught error's wrong level (one finding per problem).
+//! `log-without-context`: a log call at warn or error level (or Go's unleveled `log.Print*`)
+//! whose only argument is a short constant message that says something went wrong and no more
+//! (`"Error"`, `"failed"`, `"oops"`, `"request failed"`), with no placeholder, interpolation,
+//! field or extra argument that would say what happened to what.
+//! Not reported: trace, debug and info lines (breadcrumbs and progress, read next to their
+//! neighbours: `"Pool recreating"`), a short warning that names its state rather than a
+//! failure (`"Queue full"`), headings that end in `:` and blank lines, a message that only
+//! names the code it is in (`Reporter.starting()`), code inside a tracing span
+//! (`#[instrument]`), tests and examples. A caught error's wrong level is a debug line, so the
+//! two rules never report one call twice.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::Scan;
-use super::caught::wrong_level;
 use super::role::Role;
 use crate::Severity;
 use crate::args::{sole_literal, takes_values};
 use crate::bounds::Kept;
-use crate::calls::CallKind;
-use crate::catalog::{LOG_WITHOUT_CONTEXT, WRONG_LEVEL_FOR_CAUGHT_ERROR};
+use crate::calls::{CallKind, Level};
+use crate::catalog::LOG_WITHOUT_CONTEXT;
 
 const FIX: &str = "say what failed and add the ids, values or error needed to act on it";
 /// Longer messages usually say something; these limits catch "Error", "here", "request failed".
@@ -30,6 +32,14 @@ static BREADCRUMB: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?$|^[A-Za-z_]\w*\(\)$")
         .expect("constant pattern compiles")
 });
+/// A message that says something went wrong and nothing else worth reading on its own.
+static GENERIC_FAILURE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:fail\w*|errors?|exceptions?|oops\w*|boom|went wrong|problem|crash\w*|fatal|",
+        r"unable|cannot|can ?not|can't|could ?n[o']t|unexpected)\b",
+    ))
+    .expect("constant pattern compiles")
+});
 /// Rust functions whose body runs in a span that carries their arguments.
 static INSTRUMENTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"#\s*\[\s*(?:tracing\s*::\s*)?instrument\b").expect("constant pattern compiles")
@@ -38,17 +48,12 @@ static INSTRUMENTED: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
     let spans = instrumented(scan);
-    let blocks = if scan.runs(WRONG_LEVEL_FOR_CAUGHT_ERROR) {
-        scan.blocks()
-    } else {
-        &[]
-    };
     for call in &scan.calls {
         // Python's `exception()` attaches the traceback: that is context.
         let CallKind::Log(level) = call.kind else {
             continue;
         };
-        if level.is_verbose()
+        if !matches!(level, Level::Warn | Level::Error | Level::Unleveled)
             || call.callee.ends_with(".exception")
             || matches!(scan.roles.at(call.start), Role::Test | Role::Example)
             || scan.suppressions.silences(source, call.start)
@@ -63,10 +68,15 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
         let trimmed = trim_escapes(body);
         let short =
             body.split_whitespace().count() <= MAX_WORDS && body.chars().count() <= MAX_CHARS;
-        if !short || trimmed.is_empty() || trimmed.ends_with(':') || BREADCRUMB.is_match(trimmed) {
+        if !short
+            || !GENERIC_FAILURE.is_match(trimmed)
+            || trimmed.is_empty()
+            || trimmed.ends_with(':')
+            || BREADCRUMB.is_match(trimmed)
+        {
             continue;
         }
-        if takes_values(source.language, literal, body) || wrong_level(scan, call, blocks) {
+        if takes_values(source.language, literal, body) {
             continue;
         }
         let message = format!("log message \"{body}\" carries no context");
@@ -81,7 +91,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
 }
 
 /// `body` without surrounding whitespace or escaped line breaks (`"Cache contents:\n"`).
-fn trim_escapes(body: &str) -> &str {
+pub(super) fn trim_escapes(body: &str) -> &str {
     let mut text = body.trim();
     while let Some(rest) = ["\\n", "\\r", "\\t"].iter().find_map(|escape| {
         text.strip_suffix(escape)

@@ -63,7 +63,8 @@ static RETRY: LazyLock<Regex> = LazyLock::new(|| {
 static DELIBERATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)\b(?:ignor(?:e|es|ed|ing)|skip(?:s|ped|ping)?|discard(?:s|ed|ing)?|fall(?:s|ing)? back|",
-        r"fallback|not available|unavailable|not supported|unsupported|retry(?:ing)?|will retry)\b",
+        r"fallback|not available|unavailable|not supported|unsupported|retry(?:ing)?|will retry|",
+        r"halt(?:s|ed|ing)?|disabl(?:e|es|ed|ing))\b",
     ))
     .expect("constant pattern compiles")
 });

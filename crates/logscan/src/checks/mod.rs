@@ -6,6 +6,8 @@ mod context;
 mod flow;
 mod handled;
 mod items;
+mod marks;
+mod output;
 mod print;
 mod role;
 mod sensitive;

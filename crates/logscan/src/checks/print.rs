@@ -1,5 +1,7 @@
-//! `print-debugging`: prints left in library code (`println!`, `dbg!`, `System.out.println`,
-//! `printStackTrace()`, `print(`, `console.log`, `fmt.Println`). Not reported: prints in tests,
+//! `print-debugging`: prints left in library code that look like debugging (`marks.rs`: `dbg!`,
+//! `printStackTrace()`, `print("x =", x)`, `println!("{:?}", v)`, a message opening with
+//! "debug" or "here", a print under a debug switch or a `TODO`). A library's print of a sentence
+//! or of a bare value is often its job and is not reported. Not reported either: prints in tests,
 //! examples, benchmarks and programs' entry points (their output is the point, unless the print
 //! says it is debugging: `dbg!`, "DEBUG …", a `TODO` on its line), prints the
 //! ecosystem's own suppression marks as intended, a message printed right before the program
@@ -13,6 +15,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Scan;
+use super::context::trim_escapes;
+use super::marks::{looks_like_debugging, marked_as_debugging};
+use super::output::{is_output, printing_functions};
 use super::role::Role;
 use crate::Severity;
 use crate::bounds::Kept;
@@ -45,8 +50,13 @@ static BEFORE_EXIT: LazyLock<Regex> = LazyLock::new(|| {
 
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     let source = &scan.source;
+    if !scan.calls.iter().any(|call| call.kind == CallKind::Print) {
+        return;
+    }
+    // Found only when a print gets that far: most files' prints are settled before.
+    let printing = std::cell::OnceCell::new();
     for call in &scan.calls {
-        if call.kind != CallKind::Print || !unintended(scan, call) {
+        if call.kind != CallKind::Print || !unintended(scan, call, &printing) {
             continue;
         }
         let message = format!("print debugging left in the code: `{}`", call.callee);
@@ -55,11 +65,15 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
 }
 
 /// Whether the print `call` is debugging left in, rather than output someone meant.
-fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
+fn unintended(
+    scan: &Scan<'_>,
+    call: &Call,
+    printing: &std::cell::OnceCell<Vec<std::ops::Range<usize>>>,
+) -> bool {
     let source = &scan.source;
     let role = scan.roles.at(call.start);
     let output = match role {
-        Role::Library => false,
+        Role::Library => !looks_like_debugging(scan, call),
         Role::Cli => !marked_as_debugging(scan, call),
         Role::Example | Role::Test => true,
     };
@@ -68,6 +82,12 @@ fn unintended(scan: &Scan<'_>, call: &Call) -> bool {
         || forwards_arguments(&source.text[call.args.clone()])
         || writes_to_given_stream(source, call)
         || reports_on_stderr(scan, call)
+        || is_output(
+            source,
+            call,
+            printing.get_or_init(|| printing_functions(source)),
+            to_stderr(source, call),
+        )
     {
         return false;
     }
@@ -117,26 +137,6 @@ fn forwards_arguments(args: &str) -> bool {
     }
 }
 
-/// Whether a print in a program's own output code says it is debugging: `dbg!`,
-/// `console.debug`, `printStackTrace`, a message starting with "debug", or a `TODO`/`FIXME`
-/// comment on its line.
-fn marked_as_debugging(scan: &Scan<'_>, call: &Call) -> bool {
-    let source = &scan.source;
-    let callee = call.callee.as_str();
-    let message = crate::args::literal_bodies(source, call.args.clone())
-        .first()
-        .is_some_and(|body| body.trim_start().to_ascii_lowercase().starts_with("debug"));
-    let line = &source.text[source.line_bounds(call.start)];
-    let noted = ["TODO", "FIXME", "XXX"].iter().any(|note| {
-        line.match_indices(note)
-            .any(|(at, _)| !source.is_code(source.line_bounds(call.start).start + at))
-    });
-    matches!(callee, "dbg!" | "console.debug")
-        || callee.ends_with("printStackTrace")
-        || message
-        || noted
-}
-
 /// Whether the code between a print (its closing parenthesis at `from`) and an exit is only
 /// closers, comments, flushes and traceback prints.
 fn settles_to_exit(source: &crate::source::Source<'_>, from: usize, between: &str) -> bool {
@@ -156,22 +156,15 @@ fn settles_to_exit(source: &crate::source::Source<'_>, from: usize, between: &st
 /// nothing (where a logger tells the error, the print beside it is left over).
 fn reports_on_stderr(scan: &Scan<'_>, call: &Call) -> bool {
     let source = &scan.source;
-    let callee: String = call.callee.split_whitespace().collect();
-    let stderr = callee.starts_with("eprint")
-        || callee.starts_with("System.err")
-        || (source.language == crate::Language::Python
-            && TO_STREAM
-                .captures(&source.text[call.args.clone()])
-                .and_then(|captures| captures.name("stream"))
-                .is_some_and(|stream| matches!(stream.as_str(), "sys.stderr" | "sys.__stderr__")));
-    if !stderr {
+    if !to_stderr(source, call) {
         return false;
     }
+    // The opening word may follow escaped line breaks: `"\nWarning: …"`.
     let says_so = crate::args::literal_bodies(source, call.args.clone())
         .first()
         .is_some_and(|body| {
-            let opening = body.trim_start().to_ascii_lowercase();
-            ["error", "warning", "deprecat", "fatal"]
+            let opening = trim_escapes(body).to_ascii_lowercase();
+            ["error", "warning", "deprecat", "fatal", "note:", "info:"]
                 .iter()
                 .any(|word| opening.starts_with(word))
         });
@@ -185,6 +178,19 @@ fn reports_on_stderr(scan: &Scan<'_>, call: &Call) -> bool {
         })
     };
     says_so || in_quiet_handler()
+}
+
+/// Whether a print writes to the standard error stream: `eprintln!`, `System.err`, Python's
+/// `file=sys.stderr`.
+fn to_stderr(source: &crate::source::Source<'_>, call: &Call) -> bool {
+    let callee: String = call.callee.split_whitespace().collect();
+    callee.starts_with("eprint")
+        || callee.starts_with("System.err")
+        || (source.language == crate::Language::Python
+            && TO_STREAM
+                .captures(&source.text[call.args.clone()])
+                .and_then(|captures| captures.name("stream"))
+                .is_some_and(|stream| matches!(stream.as_str(), "sys.stderr" | "sys.__stderr__")))
 }
 
 /// Whether a Python print writes to a stream it was given (`file=fh`, `file=self.out`) rather

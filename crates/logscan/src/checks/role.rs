@@ -28,12 +28,15 @@ pub(crate) enum Role {
     Test,
 }
 
-/// Directories that hold tests, as path segments.
-/// (`tests`, `testdata`, `testing` begin as test support does.)
-const TEST_DIRECTORIES: [&str; 2] = ["__tests__", "spec"];
+/// Directories that hold tests, as path segments: `t/` is where Perl-style projects (celery)
+/// keep them. (`tests`, `testdata`, `testing` begin as test support does.)
+const TEST_DIRECTORIES: [&str; 3] = ["__tests__", "spec", "t"];
 /// How the names of directories of test support code begin: `test_helpers`, `testutil`,
 /// `mocks`, `fakes`, a `dummyserver` that tests talk to.
 const TEST_SUPPORT_PREFIXES: [&str; 5] = ["test", "mock", "fake", "dummy", "stub"];
+/// How the names of files of test support code begin, whatever the language: `test.rs`,
+/// `testutil.rs`, `test_stream.rs`, `testing.py`, `mock_server.go`, `fakes.ts`, `stubs.py`.
+const TEST_FILE_PREFIXES: [&str; 4] = ["test", "mock", "fake", "stub"];
 /// Endings of test file names.
 const TEST_SUFFIXES: [&str; 6] = [
     "_test.go",
@@ -55,9 +58,23 @@ const EXAMPLE_DIRECTORIES: [&str; 6] = [
     "_examples",
 ];
 /// Directories of programs and command-line modules (`src/bin`, Go's `cmd/`, pip's
-/// `commands/`), and the files that are a program's entry point.
-const CLI_DIRECTORIES: [&str; 5] = ["bin", "cmd", "cli", "commands", "scripts"];
+/// `commands/`, setuptools' `command/`), and the files that are a program's entry point.
+const CLI_DIRECTORIES: [&str; 6] = ["bin", "cmd", "cli", "command", "commands", "scripts"];
 const CLI_FILES: [&str; 4] = ["main.rs", "build.rs", "__main__.py", "magefile.go"];
+/// Names (before the extension) of modules whose job is to put text in front of a person:
+/// criterion's `report.rs`, scrapy's `shell.py` and `display.py`. Their prints are output.
+const OUTPUT_MODULES: [&str; 10] = [
+    "report",
+    "reporter",
+    "reporting",
+    "display",
+    "console",
+    "printer",
+    "pprint",
+    "output",
+    "shell",
+    "terminal",
+];
 
 /// What a marker marks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,7 +268,10 @@ pub(crate) fn role_of_path(path: &str) -> Role {
         .any(|suffix| file_name.ends_with(suffix))
         || TEST_INFIXES.iter().any(|infix| file_name.contains(infix))
         || (file_name.starts_with("test_") && file_name.ends_with(".py"))
-        || matches!(file_name, "conftest.py" | "tests.rs");
+        || matches!(file_name, "conftest.py" | "tests.rs")
+        || TEST_FILE_PREFIXES
+            .iter()
+            .any(|prefix| file_name.to_ascii_lowercase().starts_with(prefix));
     let test_support = directories.iter().any(|segment| {
         let segment = segment.to_ascii_lowercase();
         TEST_SUPPORT_PREFIXES
@@ -262,7 +282,10 @@ pub(crate) fn role_of_path(path: &str) -> Role {
         Role::Test
     } else if in_directory(&EXAMPLE_DIRECTORIES) {
         Role::Example
-    } else if in_directory(&CLI_DIRECTORIES) || CLI_FILES.contains(&file_name) {
+    } else if in_directory(&CLI_DIRECTORIES)
+        || CLI_FILES.contains(&file_name)
+        || OUTPUT_MODULES.contains(&file_name.split('.').next().unwrap_or_default())
+    {
         Role::Cli
     } else {
         Role::Library

@@ -3,14 +3,16 @@
 //! labelled placeholder (`"password={}"`), or inside a container a secret was stored in just
 //! before (`headers["Authorization"] = …` then `log.debug("%s", headers)`: `flow`). Words
 //! inside a message are not data, and neither are a value's size, type, kind or a slice of it
-//! (`len(tokens)`, `token.kind`, `token[:4] + "***"`), nor, in a lexer or parser, its tokens.
+//! (`len(tokens)`, `token.kind`, `token[:4] + "***"`), nor, in a lexer or parser or in code
+//! that never speaks of credentials, its tokens, nor a token that marks a position
+//! (`starting_token`, `next_token`, `cancel_token`).
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::role::Role;
-use super::words::{is_redacting, is_sensitive};
+use super::words::{describes, is_redacting, is_sensitive};
 use super::{Scan, flow};
 use crate::Severity;
 use crate::args::{literal_bodies, mentioned_names};
@@ -32,6 +34,18 @@ static LABELLED_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant pattern compiles")
 });
 
+/// Words of code that deals with credentials. A file with none of them that says `token`
+/// means something else by it: mio's event `Token`, a server's slot token, a parser's tokens,
+/// a QUIC path challenge (whose file speaks of authenticated packets and crypto sessions, which
+/// are no credentials).
+static CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)(?-u:\b)(?:authori[sz]ation|auth_?token|credentials?|passw(?:or)?d|bearer|log_?in|",
+        r"oauth\w*|jwt|api_?key|access_?token|refresh_?token)(?-u:\b)",
+    ))
+    .expect("constant pattern compiles")
+});
+
 /// Code that tokenizes text: there, `token` names a piece of syntax.
 static LEXICAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?-u:\b)(?:[Ll]exer|[Tt]okenizer|tokenize|TokenKind|TokenType|token_type|next_token|peek_token)(?-u:\b)")
@@ -39,9 +53,12 @@ static LEXICAL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
+    let text = scan.source.text;
     let lexical = LEXICAL
-        .find_iter(scan.source.text)
+        .find_iter(text)
         .any(|found| scan.source.is_code(found.start()));
+    // Read only when a bare `token` is met: most files have none.
+    let uncredentialed = std::cell::OnceCell::new();
     let stores = flow::stores(scan);
     // A nested call's arguments were read with the call around it: reading them again would
     // make a file of nested calls quadratic.
@@ -49,7 +66,13 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
         if !checked(scan, call) {
             continue;
         }
-        let Some(message) = mention(scan, call, lexical, &stores) else {
+        let not_secret = |name: &str| {
+            (lexical && is_lexical(name))
+                || is_position_token(name)
+                || (is_bare_token(name)
+                    && *uncredentialed.get_or_init(|| !CREDENTIALS.is_match(text)))
+        };
+        let Some(message) = mention(scan, call, &not_secret, &stores) else {
             continue;
         };
         scan.secret_calls.borrow_mut().push(call.start);
@@ -69,7 +92,12 @@ fn checked(scan: &Scan<'_>, call: &Call) -> bool {
 }
 
 /// The finding's message for the first sensitive thing `call` logs, unless it redacts.
-fn mention(scan: &Scan<'_>, call: &Call, lexical: bool, stores: &[flow::Store]) -> Option<String> {
+fn mention(
+    scan: &Scan<'_>,
+    call: &Call,
+    not_secret: &dyn Fn(&str) -> bool,
+    stores: &[flow::Store],
+) -> Option<String> {
     let source = &scan.source;
     let names = mentioned_names(source, call.args.clone());
     let bodies = literal_bodies(source, call.args.clone());
@@ -77,17 +105,26 @@ fn mention(scan: &Scan<'_>, call: &Call, lexical: bool, stores: &[flow::Store]) 
     {
         return None;
     }
-    let sensitive = |name: &str| is_sensitive(name) && !(lexical && is_lexical(name));
+    let sensitive = |name: &str| is_sensitive(name) && !not_secret(name);
     let named = names
         .iter()
         .map(|name| name.value.clone())
         .find(|name| sensitive(name))
         .or_else(|| {
-            bodies.iter().find_map(|body| {
+            // A label before a value whose name describes (`"Valid token: %s",
+            // valid_resource_owner`) labels a verdict, not the secret.
+            let describing = !names.is_empty() && names.iter().all(|name| describes(&name.value));
+            bodies.iter().filter(|_| !describing).find_map(|body| {
                 LABELLED_PLACEHOLDER
                     .captures(body)
                     .and_then(|captures| captures.name("label"))
                     .map(|label| label.as_str().to_owned())
+                    .filter(|label| {
+                        !not_secret(label)
+                            || names.iter().any(|name| {
+                                kind_of_token(&name.value) && !is_position_token(&name.value)
+                            })
+                    })
             })
         });
     let callee = &call.callee;
@@ -110,6 +147,40 @@ fn is_mask(body: &str) -> bool {
     let body = body.trim();
     let all = |c: char, least: usize| body.chars().count() >= least && body.chars().all(|d| d == c);
     all('*', 3) || all('x', 4) || all('X', 4) || body == "…"
+}
+
+/// Whether `name` is just `token` or `tokens`, with no word saying which kind.
+fn is_bare_token(name: &str) -> bool {
+    matches!(super::words::split_words(name).as_slice(), [word] if word == "token" || word == "tokens")
+}
+
+/// Whether `name` says which kind of token it is: `resetToken`, `access_token`.
+fn kind_of_token(name: &str) -> bool {
+    let words = super::words::split_words(name);
+    words.len() > 1 && words.iter().any(|word| word == "token" || word == "tokens")
+}
+
+/// Whether `name` is a token that marks a position or a request, not a credential: a
+/// paginator's `starting_token`, `next_token`, `continuation_token`, a `cancel_token`.
+fn is_position_token(name: &str) -> bool {
+    let words = super::words::split_words(name);
+    words.iter().any(|word| word == "token" || word == "tokens")
+        && words.iter().any(|word| {
+            matches!(
+                word.as_str(),
+                "starting"
+                    | "start"
+                    | "next"
+                    | "continuation"
+                    | "page"
+                    | "pagination"
+                    | "cursor"
+                    | "cancel"
+                    | "cancellation"
+                    | "resume"
+                    | "sync"
+            )
+        })
 }
 
 /// Whether the only sensitive word of `name` is `token(s)`.

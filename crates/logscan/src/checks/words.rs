@@ -129,14 +129,30 @@ const REDACTING_WORDS: &[&str] = &[
 /// Whether `name` names a secret or personal data.
 pub(super) fn is_sensitive(name: &str) -> bool {
     let words = split_words(name);
-    let has = |word: &str| words.iter().any(|candidate| candidate == word);
     let named = words
         .iter()
         .any(|word| SENSITIVE_WORDS.contains(&word.as_str()))
         || words
             .windows(2)
             .any(|pair| SENSITIVE_PAIRS.contains(&(pair[0].as_str(), pair[1].as_str())));
-    named && !DESCRIPTIVE_WORDS.iter().any(|word| has(word))
+    named
+        && !words
+            .iter()
+            .any(|word| DESCRIPTIVE_WORDS.contains(&word.as_str()))
+}
+
+/// Words that make a name a verdict or a measure: `valid_resource_owner`, `token_count`.
+const VERDICT_WORDS: &[&str] = &[
+    "valid", "invalid", "is", "has", "verified", "enabled", "required", "count", "length", "len",
+    "num", "total", "type", "kind",
+];
+
+/// Whether `name` is a verdict or a measure rather than a value: `valid_resource_owner`,
+/// `token_count`, `is_admin`.
+pub(super) fn describes(name: &str) -> bool {
+    split_words(name)
+        .iter()
+        .any(|word| VERDICT_WORDS.contains(&word.as_str()))
 }
 
 /// Whether `name` is (part of) a redaction.

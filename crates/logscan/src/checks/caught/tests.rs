@@ -15,7 +15,7 @@ fn rust() {
     Err(e) => debug!("load failed: {e}"),
 }
 if let Err(e) = save(&x).await {
-    info!("save failed: {e}");
+    debug!("save failed: {e}");
 }
 match sync() {
     Err(e) => {
@@ -26,7 +26,7 @@ match sync() {
 let v = parse().map_err(|e| { trace!("bad input: {e}"); e })?;
 info!("after");
 match fetch() {
-    Err(e) if e.is_timeout() => info!("fetch timed out: {e}"),
+    Err(e) if e.is_timeout() => debug!("sync failed: {e}"),
     _ => {}
 }
 "#;
@@ -54,8 +54,8 @@ fn python() {
     logger.info("saving %s", oid)
 except ValueError as e:
 # a comment at the outer indentation does not end the suite
-    logging.info("bad value: %s", e)
-except KeyError: logger.debug("missing")
+    logging.debug("conversion failed: %s", e)
+except KeyError: logger.debug("lookup failed")
 except OSError as e:
     logger.error("io failed: %s", e)
 logger.info("done")
@@ -68,9 +68,9 @@ fn javascript_and_typescript() {
     let content = r#"try {
   await save(order);
 } catch (err) {
-  logger.info("save failed", err);
+  logger.debug("save failed", err);
 }
-fetchAll().catch((e) => logger.debug(`fetch failed ${e}`));
+loadAll().catch((e) => logger.debug(`load failed ${e}`));
 try { x(); } catch { logger.error("x failed"); }
 logger.info("done");
 "#;
@@ -100,7 +100,7 @@ if saveErr != nil && !retry {
 
 #[test]
 fn a_finding_says_the_level() {
-    let content = "try { a(); } catch (E e) { log.info(\"a failed\", e); }";
+    let content = "try { a(); } catch (E e) { log.debug(\"a failed\", e); }";
     let findings = run_at(
         WRONG_LEVEL_FOR_CAUGHT_ERROR,
         Language::Java,
@@ -109,7 +109,7 @@ fn a_finding_says_the_level() {
     );
     assert_eq!(
         findings[0].message,
-        "caught error logged at info level by `log.info`"
+        "caught error logged at debug level by `log.debug`"
     );
     assert_eq!(
         findings[0].fix.as_deref(),

@@ -10,8 +10,9 @@ fn found(language: Language, content: &str) -> Vec<u32> {
 
 #[test]
 fn rust() {
-    let content = "info!(\"done\");\nerror!(\"failed: {}\", e);\nerror!(\"failed: {e}\");\nwarn!(order_id = %id, \"retrying\");\ninfo!(\"loaded {} orders from the warehouse cache\", n);\n";
+    let content = "error!(\"failed\");\ninfo!(\"done\");\nerror!(\"failed: {}\", e);\nerror!(\"failed: {e}\");\nwarn!(order_id = %id, \"retrying\");\ninfo!(\"loaded {} orders from the warehouse cache\", n);\n";
     assert_eq!(found(Language::Rust, content), [1]);
+    assert!(found(Language::Rust, "warn!(\"Pool recreating\");\n").is_empty());
 }
 
 #[test]
@@ -23,14 +24,14 @@ fn java() {
 #[test]
 fn python() {
     let content = "logging.error(\"failed\")\nlogger.exception(\"failed\")\nlogger.info(f\"synced {count}\")\nlogger.info(\"synced %d\", count)\nprint(\"here\")\nlog.warning(f\"retrying\")\n";
-    assert_eq!(found(Language::Python, content), [1, 6]);
+    assert_eq!(found(Language::Python, content), [1]);
 }
 
 #[test]
 fn javascript_and_typescript() {
-    let content = "console.error(\"error\");\nlogger.warn(`retry ${n}`);\nlogger.info('saved', { id });\nconsole.log('here');\nlogger.info(`Something went wrong`);\n";
-    assert_eq!(found(Language::JavaScript, content), [1, 5]);
-    assert_eq!(found(Language::TypeScript, content), [1, 5]);
+    let content = "console.error(\"error\");\nlogger.warn(`retry ${n}`);\nlogger.info('saved', { id });\nconsole.log('here');\nlogger.info(`Something went wrong`);\nlogger.warn(`Something went wrong`);\n";
+    assert_eq!(found(Language::JavaScript, content), [1, 6]);
+    assert_eq!(found(Language::TypeScript, content), [1, 6]);
 }
 
 #[test]
@@ -47,10 +48,10 @@ fn long_constant_messages_are_not_reported() {
         LOG_WITHOUT_CONTEXT,
         Language::Java,
         "A.java",
-        "log.info(\"here\");",
+        "log.error(\"failed\");",
     );
     assert_eq!(
         findings[0].message,
-        "log message \"here\" carries no context"
+        "log message \"failed\" carries no context"
     );
 }

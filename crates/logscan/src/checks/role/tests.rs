@@ -24,6 +24,15 @@ fn paths_say_what_a_file_is_for() {
         ("pkg/testdata/x.go", Role::Test),
         ("src/latest/contest.rs", Role::Library),
         ("src/protest.py", Role::Library),
+        ("src/testutil.rs", Role::Test),
+        ("src/common/test_stream.rs", Role::Test),
+        ("pyparsing/testing.py", Role::Test),
+        ("celery/t/smoke/signals.py", Role::Test),
+        ("setuptools/command/alias.py", Role::Cli),
+        ("src/attestation.rs", Role::Library),
+        ("criterion/src/report.rs", Role::Cli),
+        ("scrapy/utils/display.py", Role::Cli),
+        ("src/reports.rs", Role::Library),
     ];
     for (path, role) in cases {
         assert_eq!(role_of_path(path), role, "{path}");
