@@ -5,8 +5,8 @@
 //! responses: `*` is refused at start-up, as is anything that is not exactly an origin a
 //! browser sends (`scheme://host[:port]`, http or https, lower case, no path).
 //!
-//! Mount [`CorsConfig::layer`] outside every layer but the request log (the last `.wrap` but
-//! one): then a 401 from an auth middleware, a 429 from a limiter or a 500 carries the CORS
+//! [`crate::stack`] mounts it ([`mount`]) outside every layer but the request log: then a 401
+//! from an auth middleware, a 429 from a limiter or a 500 carries the CORS
 //! headers for an allowed origin, and the browser shows the real status instead of a CORS
 //! failure. actix-cors ≥ 0.7.2 adds them to errors from inner middleware too. The request log
 //! goes outside it so that CORS's own answers (a refused preflight) carry the request's id.
@@ -17,16 +17,21 @@
 //! response from the page; a preflight is answered 400 with no `access-control-*` header,
 //! so the browser never sends the real request. actix-cors alone would still add
 //! `access-control-allow-credentials` and `access-control-expose-headers` to the served
-//! response; [`CorsLayer`] strips every `access-control-*` header from a response that does
+//! response; [`OrphanHeaders`] strips every `access-control-*` header from a response that does
 //! not allow an origin, errors from inner layers included.
 
 use crate::config::{ConfigError, Env};
+use crate::stack::AppFactory;
 use actix_cors::Cors;
-use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_layer::{Answer, Layer};
+use actix_web::App;
+use actix_web::body::MessageBody;
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse};
 use actix_web::http::Uri;
 use actix_web::http::header::{ACCESS_CONTROL_ALLOW_ORIGIN, HeaderMap, HeaderName};
+use actix_web::middleware::Condition;
 use actix_web::{Error, HttpResponse};
-use futures_util::future::LocalBoxFuture;
+use std::rc::Rc;
 
 pub use platform_core::cors::{DEFAULT_ALLOWED_ORIGINS, ENV_CORS_ALLOWED_ORIGINS};
 /// The methods a cross-origin caller may use.
@@ -96,67 +101,47 @@ impl CorsConfig {
         &self.origins
     }
 
-    /// The middleware: exactly these origins, with credentials; mount it outermost but for the
-    /// request log.
-    pub fn layer(&self) -> CorsLayer {
-        let cors = self
-            .origins
+    /// actix-cors for exactly these origins, with credentials.
+    fn cors(&self) -> Cors {
+        self.origins
             .iter()
             .fold(Cors::default(), |cors, origin| cors.allowed_origin(origin))
             .allowed_methods(ALLOWED_METHODS)
             .allowed_headers(ALLOWED_HEADERS.iter().chain(&self.extra_headers).copied())
             .expose_headers(EXPOSED_HEADERS)
             .supports_credentials()
-            .max_age(MAX_AGE_SECS);
-        CorsLayer { cors }
+            .max_age(MAX_AGE_SECS)
     }
 }
 
-/// actix-cors configured from a [`CorsConfig`], plus the rule that a response allowing no
-/// origin carries no `access-control-*` header at all.
-#[derive(Debug)]
-pub struct CorsLayer {
-    cors: Cors,
-}
-
-impl<S, B> Transform<S, ServiceRequest> for CorsLayer
+/// `app` with CORS for `config` around it: actix-cors, and outside it [`OrphanHeaders`]
+/// ([`crate::stack`] mounts it outermost but for the request log). Without a config (a
+/// service no browser calls) both are switched off and every request passes straight through.
+pub fn mount<A>(app: App<A>, config: Option<&CorsConfig>) -> App<impl AppFactory + use<A>>
 where
-    Cors:
-        Transform<S, ServiceRequest, Response = ServiceResponse<B>, Error = Error, InitError = ()>,
-    <Cors as Transform<S, ServiceRequest>>::Future: 'static,
-    <<Cors as Transform<S, ServiceRequest>>::Transform as Service<ServiceRequest>>::Future: 'static,
-    B: 'static,
+    A: AppFactory + 'static,
 {
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Transform = NoOrphanHeaders<<Cors as Transform<S, ServiceRequest>>::Transform>;
-    type InitError = ();
-    type Future = LocalBoxFuture<'static, Result<Self::Transform, ()>>;
-
-    fn new_transform(&self, service: S) -> Self::Future {
-        let cors = self.cors.new_transform(service);
-        Box::pin(async move { cors.await.map(|inner| NoOrphanHeaders { inner }) })
-    }
+    let on = config.is_some();
+    let cors = config.map_or_else(Cors::default, CorsConfig::cors);
+    app.wrap(Condition::new(on, cors))
+        .wrap(Condition::new(on, OrphanHeaders))
 }
 
-/// The service [`CorsLayer`] builds: actix-cors's, with orphaned CORS headers removed.
-pub struct NoOrphanHeaders<S> {
-    inner: S,
-}
+/// Strips every `access-control-*` header from an answer that allows no origin, errors of
+/// inner layers included: actix-cors alone would leave `access-control-allow-credentials` and
+/// `access-control-expose-headers` on them.
+#[derive(Clone, Copy, Debug)]
+pub struct OrphanHeaders;
 
-impl<S, B> Service<ServiceRequest> for NoOrphanHeaders<S>
+impl<S, B> Layer<S, B> for OrphanHeaders
 where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error>,
-    S::Future: 'static,
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Future = LocalBoxFuture<'static, Result<ServiceResponse<B>, Error>>;
+    type Body = B;
 
-    forward_ready!(inner);
-
-    fn call(&self, request: ServiceRequest) -> Self::Future {
-        let answer = self.inner.call(request);
+    fn call(&self, inner: Rc<S>, request: ServiceRequest) -> Answer<B> {
+        let answer = inner.call(request);
         Box::pin(async move {
             match answer.await {
                 Ok(mut response) => {
@@ -175,6 +160,8 @@ where
         })
     }
 }
+
+actix_layer::layer_transform!(OrphanHeaders);
 
 /// Without `access-control-allow-origin` the other CORS headers grant nothing: drop them.
 fn strip_orphans(headers: &mut HeaderMap) {

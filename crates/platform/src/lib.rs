@@ -5,9 +5,11 @@
 //!
 //! # Layout
 //! - Re-exported from the core: [`config`], [`telemetry`], [`cli`], [`shutdown`], [`listen`],
-//!   [`request_id`], [`log_fields`].
+//!   [`request_id`], [`log_fields`], [`bounds`] (reading an upstream's answer within a size
+//!   bound).
+//! - [`stack`]: the one actix `App` every service builds: its layers in the estate's order
+//!   (request log, CORS, panic layer, the service's guard, limiter, routes).
 //! - [`server`]: binding through [`ListenConfig`] and the run loop that drains on SIGTERM.
-//! - [`bounds`]: reading an upstream's answer within a size bound.
 //! - [`envelope`]: the `{"error","message"}` envelope and its 500 form (analyzer, ai-service,
 //!   mcp-server).
 //! - [`health`]: the health handler every service mounts (503 once a stop is announced).
@@ -24,13 +26,13 @@
 //!   but for the request log.
 //! - [`request_log`]: the outermost layer that gives each request its id, its span and its one
 //!   log line, and echoes the id.
+//! - [`secret`]: a presented credential compared with the configured one in constant time.
 //! - [`client_ip`]: the client address of a request behind the `TRUSTED_PROXIES`;
 //!   [`client_key`]: the key a per-address budget is kept under (IPv6 by its
 //!   `RATE_LIMIT_IPV6_PREFIX` network).
 
-pub use platform_core::{cli, config, listen, log_fields, request_id, shutdown, telemetry};
+pub use platform_core::{bounds, cli, config, listen, log_fields, request_id, shutdown, telemetry};
 
-pub mod bounds;
 pub mod client_ip;
 pub mod client_key;
 pub mod cors;
@@ -43,7 +45,9 @@ pub mod panic;
 pub mod reference;
 pub mod rejection;
 pub mod request_log;
+pub mod secret;
 pub mod server;
+pub mod stack;
 
 pub use cli::{ServiceInfo, StartFailure};
 pub use client_ip::TrustedProxies;
@@ -58,3 +62,4 @@ pub use request_id::RequestId;
 pub use request_log::RequestLog;
 pub use server::ListenConfig;
 pub use shutdown::StopSignal;
+pub use stack::Stack;

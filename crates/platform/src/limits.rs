@@ -1,6 +1,7 @@
 //! The limiter settings every service reads the same way, once: how many keys a limiter keeps
-//! (`RATE_LIMIT_MAX_TRACKED_KEYS`) and the Redis its replicas share (`REDIS_URL`), and the one
-//! place a service's limiter builder is finished with them.
+//! (`RATE_LIMIT_MAX_TRACKED_KEYS`), the Redis its replicas share (`REDIS_URL`) and how long a
+//! decision waits for it (`RATE_LIMIT_REDIS_TIMEOUT_MS`), and the one place a service's limiter
+//! builder is finished with them.
 //!
 //! A service names its own groups and budgets on the builder; these settings add the rest, so
 //! every limiter in the estate is bounded, counted, on the injected clock and shared through
@@ -9,29 +10,17 @@
 use crate::config::{ConfigError, Env};
 use limiter::limiter::LimiterBuilder;
 use limiter::{
-    DEFAULT_MAX_TRACKED_KEYS, Limiter, LimiterError, LimiterMetrics, RedisConfig, SharedClock,
-    SlidingWindow, SlidingWindowBuilder,
+    CommonSettings, DEFAULT_MAX_TRACKED_KEYS, DEFAULT_REDIS_TIMEOUT, Limiter, LimiterError,
+    LimiterMetrics, RedisConfig, SharedClock, SlidingWindow, SlidingWindowBuilder,
 };
+use std::time::Duration;
 
 /// The bound on the keys each limiter tracks.
 pub const ENV_MAX_TRACKED_KEYS: &str = "RATE_LIMIT_MAX_TRACKED_KEYS";
 /// The Redis shared by a service's replicas (unset: every budget in this process).
 pub const ENV_REDIS_URL: &str = "REDIS_URL";
-
-/// The calls both limiter builders share (they have no trait in common), written once.
-macro_rules! finish {
-    ($settings:expr, $builder:expr, $metrics:expr, $clock:expr) => {{
-        let builder = $builder
-            .max_tracked_keys($settings.max_tracked_keys)
-            .metrics($metrics)
-            .clock($clock);
-        match $settings.redis() {
-            Some(redis) => builder.redis(redis),
-            None => builder,
-        }
-        .build()
-    }};
-}
+/// The longest a decision waits for Redis before it is made locally, in milliseconds.
+pub const ENV_REDIS_TIMEOUT_MS: &str = "RATE_LIMIT_REDIS_TIMEOUT_MS";
 
 /// What every limiter of a service is built with besides its groups.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +29,9 @@ pub struct LimiterSettings {
     pub max_tracked_keys: usize,
     /// `REDIS_URL`: the Redis the replicas share, when set.
     pub redis_url: Option<String>,
+    /// `RATE_LIMIT_REDIS_TIMEOUT_MS` (default [`DEFAULT_REDIS_TIMEOUT`], 50 ms): the longest a
+    /// decision waits for Redis.
+    pub redis_timeout: Duration,
 }
 
 impl LimiterSettings {
@@ -48,6 +40,7 @@ impl LimiterSettings {
         Ok(Self {
             max_tracked_keys: env.usize_or(ENV_MAX_TRACKED_KEYS, DEFAULT_MAX_TRACKED_KEYS)?,
             redis_url: env.optional(ENV_REDIS_URL),
+            redis_timeout: redis_timeout(env)?,
         })
     }
 
@@ -63,7 +56,7 @@ impl LimiterSettings {
         metrics: LimiterMetrics,
         clock: SharedClock,
     ) -> Result<Limiter, LimiterError> {
-        finish!(self, builder, metrics, clock)
+        self.finish(builder, metrics, clock).build()
     }
 
     /// Finishes a sliding window the same way.
@@ -73,11 +66,63 @@ impl LimiterSettings {
         metrics: LimiterMetrics,
         clock: SharedClock,
     ) -> Result<SlidingWindow, LimiterError> {
-        finish!(self, builder, metrics, clock)
+        self.finish(builder, metrics, clock).build()
+    }
+
+    /// What both kinds of builder are finished with: the bound, the counters, the clock and,
+    /// when set, Redis.
+    fn finish<B: CommonSettings>(
+        &self,
+        builder: B,
+        metrics: LimiterMetrics,
+        clock: SharedClock,
+    ) -> B {
+        let builder = builder
+            .max_tracked_keys(self.max_tracked_keys)
+            .metrics(metrics)
+            .clock(clock);
+        match self.redis() {
+            Some(redis) => builder.redis(redis),
+            None => builder,
+        }
     }
 
     fn redis(&self) -> Option<RedisConfig> {
-        self.redis_url.as_deref().map(RedisConfig::new)
+        self.redis_url.as_deref().map(|url| RedisConfig {
+            timeout: self.redis_timeout,
+            ..RedisConfig::new(url)
+        })
+    }
+}
+
+/// Whether a service's limiter is on, by its switch `name`, whose value `off` (`"false"` for
+/// an `…_ENABLED` switch, `"true"` for a `…_DISABLED` one) turns it off. Unset or the other
+/// boolean leaves it on, and so does anything else, with a warning: a typo must never switch a
+/// guard off.
+pub fn limiter_switch(env: &dyn Env, name: &'static str, off: &str) -> bool {
+    match env.optional(name).as_deref() {
+        None => true,
+        Some(value) if value == off => false,
+        Some("true" | "false") => true,
+        Some(_) => {
+            tracing::warn!(
+                variable = name,
+                "not exactly true or false; the limiter stays on"
+            );
+            true
+        }
+    }
+}
+
+/// `RATE_LIMIT_REDIS_TIMEOUT_MS`: 1 ms to 60 s (0 would decide every request locally).
+fn redis_timeout(env: &dyn Env) -> Result<Duration, ConfigError> {
+    let default = u64::try_from(DEFAULT_REDIS_TIMEOUT.as_millis()).unwrap_or(u64::MAX);
+    match env.u64_or(ENV_REDIS_TIMEOUT_MS, default)? {
+        millis @ 1..=60_000 => Ok(Duration::from_millis(millis)),
+        _ => Err(ConfigError::Invalid {
+            name: ENV_REDIS_TIMEOUT_MS,
+            expected: "milliseconds from 1 to 60000".to_owned(),
+        }),
     }
 }
 
@@ -138,5 +183,25 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn the_redis_timeout_is_read_in_milliseconds_within_its_range() {
+        use super::{ENV_REDIS_TIMEOUT_MS, LimiterSettings};
+        let read = |value: &str| LimiterSettings::from_env(&env(&[(ENV_REDIS_TIMEOUT_MS, value)]));
+        assert_eq!(
+            LimiterSettings::from_env(&env(&[])).unwrap().redis_timeout,
+            Duration::from_millis(50)
+        );
+        assert_eq!(read("2000").unwrap().redis_timeout, Duration::from_secs(2));
+        for bad in ["0", "60001", "-1", "50ms"] {
+            let error = read(bad).unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("RATE_LIMIT_REDIS_TIMEOUT_MS is invalid"),
+                "{bad}: {error}"
+            );
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! The last resort: a handler that panics answers the service's 500 envelope with an error
 //! reference (logged with the panic message), instead of a dropped connection.
 //!
-//! Mount it inside CORS and the request log (which are outside it), so every layer inside it
-//! is covered and its log line carries the request's id (it runs in the request's span).
+//! [`crate::stack`] mounts it inside CORS and the request log, so every layer inside it is
+//! covered, its answer carries the request's id and CORS headers, and its log line carries the
+//! id (it runs in the request's span).
 
 use crate::reference::ErrorReference;
 use actix_layer::{Answer, Layer};

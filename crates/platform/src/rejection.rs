@@ -1,9 +1,22 @@
 //! What was wrong with a request that never reached a handler: an unparseable or oversized
 //! body, a wrong content type, a bad path or query. Each service renders a [`Rejection`] in
-//! its own envelope; this module only decides the status, a stable code and a message.
+//! its own envelope; this module only decides the status, a stable code and a message — and
+//! the messages of the two answers a router gives itself, [`no_route`] (404) and
+//! [`method_not_allowed`] (405), which every service words the same.
 
+use actix_web::HttpRequest;
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::StatusCode;
+
+/// The message of a 404 for a path no route serves: `no route for GET /x`.
+pub fn no_route(request: &HttpRequest) -> String {
+    format!("no route for {} {}", request.method(), request.path())
+}
+
+/// The message of a 405 for a method a route does not take: `DELETE is not allowed on /x`.
+pub fn method_not_allowed(request: &HttpRequest) -> String {
+    format!("{} is not allowed on {}", request.method(), request.path())
+}
 
 /// A request refused before its handler ran.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! and the time to the answer's head. It is written at `info`, or at `debug` for an answer a
 //! handler marked [`Quiet`] (health checks, which arrive every few seconds).
 //!
-//! Mounted outside CORS, so CORS's own answers (a refused preflight) are logged and carry the
+//! [`crate::stack`] mounts it outside CORS, so CORS's own answers (a refused preflight) are logged and carry the
 //! id too, and so every layer inside runs in the span. An error an inner layer returns is
 //! turned into its answer here, inside the span, exactly as actix would turn it (its response
 //! mappers applied): its log line carries the id and the answer carries the header. The
@@ -32,7 +32,7 @@ use std::rc::Rc;
 use std::time::Instant;
 use tracing::Instrument;
 
-/// The layer: mount it as the last `.wrap`, outside CORS.
+/// The layer, outermost in [`crate::stack`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RequestLog;
 

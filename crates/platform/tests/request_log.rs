@@ -58,16 +58,15 @@ fn start() -> String {
     let cors = CorsConfig::from_env(&MapEnv::from_iter([("CORS_ALLOWED_ORIGINS", ALLOWED)]))
         .expect("an allow-list");
     let server = HttpServer::new(move || {
-        App::new()
+        let app = App::new()
             .route("/boom", web::get().to(boom))
             .route("/items/{id}", web::get().to(item))
             .route("/health", web::get().to(platform::health::health))
             .wrap(from_fn(gate))
             .wrap(CatchPanic::new(|reference: &ErrorReference| {
                 platform::envelope::internal_envelope("panic", reference)
-            }))
-            .wrap(cors.layer())
-            .wrap(RequestLog)
+            }));
+        platform::cors::mount(app, Some(&cors)).wrap(RequestLog)
     })
     .workers(1)
     .listen(listener)

@@ -1,20 +1,50 @@
-//! [`TestApp`]: a real service on a free port, on a fake clock the test moves, spoken to over
-//! HTTP with one client, stopped when the test says so. Each service's test helpers wrap it
-//! with what is theirs (their settings, their tokens, their requests, their store) and reach
-//! its fields through `Deref`.
+//! A real service on a free port, spoken to over HTTP with one client, stopped when the test
+//! says so: [`Served`] for a service on the system clock (a cluster node whose leases must
+//! really expire), [`TestApp`] for one on a fake clock the test moves. Each service's test
+//! helpers wrap one with what is theirs (their settings, their tokens, their requests, their
+//! store) and reach its fields through `Deref`.
 
 use actix_web::dev::{Server, ServerHandle};
 use limiter::FakeClock;
+use std::ops::Deref;
 
 /// A running service and the way to reach it.
-pub struct TestApp {
+pub struct Served {
     /// `http://127.0.0.1:<port>`.
     pub base: String,
     /// One client for every request of the test.
     pub client: reqwest::Client,
+    handle: ServerHandle,
+}
+
+impl Served {
+    /// Runs `server`, bound to `port`, on the test's runtime.
+    pub fn run(port: u16, server: Server) -> Self {
+        let handle = server.handle();
+        actix_web::rt::spawn(server);
+        Self {
+            base: format!("http://127.0.0.1:{port}"),
+            client: reqwest::Client::new(),
+            handle,
+        }
+    }
+
+    /// Stops the server gracefully: in-flight requests finish, then its workers go.
+    pub async fn stop(&self) {
+        self.handle.stop(true).await;
+    }
+
+    /// The URL of `path` on the service.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+/// A running service on a fake clock.
+pub struct TestApp {
+    served: Served,
     /// The service's clock.
     pub clock: FakeClock,
-    handle: ServerHandle,
 }
 
 impl TestApp {
@@ -29,23 +59,17 @@ impl TestApp {
     /// Runs a server already built on `clock` and bound to `port` (a service whose build
     /// must wait, or that hands back more than its server, builds it first).
     pub fn run(clock: FakeClock, port: u16, server: Server) -> Self {
-        let handle = server.handle();
-        actix_web::rt::spawn(server);
         Self {
-            base: format!("http://127.0.0.1:{port}"),
-            client: reqwest::Client::new(),
+            served: Served::run(port, server),
             clock,
-            handle,
         }
     }
+}
 
-    /// Stops the server gracefully: in-flight requests finish, then its workers go.
-    pub async fn stop(&self) {
-        self.handle.stop(true).await;
-    }
+impl Deref for TestApp {
+    type Target = Served;
 
-    /// The URL of `path` on the service.
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+    fn deref(&self) -> &Served {
+        &self.served
     }
 }

@@ -29,7 +29,7 @@ mod sentinel;
 pub mod spellings;
 pub mod sweep;
 
-pub use app::TestApp;
+pub use app::{Served, TestApp};
 pub use flood::Flood;
 pub use sentinel::{PRIMARY_NAME, SentinelSet};
 

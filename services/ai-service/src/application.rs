@@ -1,11 +1,8 @@
 //! Building and running the ai-service: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: the request log (every answer, CORS's own included,
-//! carries the request's id and gets its line; every line inside runs in its span), CORS (so a
-//! 401, 429 or 500 for an allowed origin carries CORS headers and a disallowed origin never
-//! gets any), the panic layer (a panic anywhere inside is the 500 envelope), the per-address
-//! limiter of the public log analysis, then the routes; the chat route has its own gate (token,
-//! then window) around its handler.
+//! The layers and their order are the estate's one stack (`platform::stack`); what is the
+//! ai-service's own: CORS, no guard in the stack (the chat route has its own gate, token then
+//! window, around its handler), and the per-address limiter of the public log analysis.
 
 use crate::chat::backend::BackendClient;
 use crate::config::AiConfig;
@@ -14,10 +11,9 @@ use crate::metrics::ServiceMetrics;
 use crate::state::AppState;
 use crate::{limits, routes};
 use actix_web::dev::Server;
-use actix_web::{App, web};
 use limiter::{LimiterMetrics, SharedClock};
 use platform::server::Bound;
-use platform::{Rejection, StartFailure};
+use platform::{Stack, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 
@@ -60,23 +56,15 @@ impl Application {
         let cors = config.cors.clone();
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let shutdown_delay = config.listen.shutdown_delay;
-        let bound = Bound::new("ai-service", listener, shutdown_delay, move || {
-            App::new()
-                .app_data(web::Data::new(state.clone()))
-                .app_data(
-                    web::PathConfig::default().error_handler(|e, _| rejected(Rejection::from(&e))),
-                )
-                .app_data(
-                    web::QueryConfig::default().error_handler(|e, _| rejected(Rejection::from(&e))),
-                )
-                .configure(routes::config)
-                .wrap(rate_limit.clone())
-                .wrap(platform::panic::CatchPanic::new(|reference| {
-                    internal_envelope("panic", reference)
-                }))
-                .wrap(cors.layer())
-                .wrap(platform::RequestLog)
-        })?;
+        let stack = Stack::new(
+            state,
+            routes::config,
+            |reference| internal_envelope("panic", reference),
+            rate_limit,
+        )
+        .cors(cors)
+        .rejections(|rejection, _| rejected(rejection));
+        let bound = Bound::new("ai-service", listener, shutdown_delay, move || stack.app())?;
         Ok(Self { bound })
     }
 

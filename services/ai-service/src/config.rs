@@ -64,7 +64,11 @@ impl AiConfig {
             jwt: JwtKeys::from_env(env)?,
             cors: CorsConfig::from_env(env)?,
             client_ip: ClientIp::from_env(env)?,
-            rate_limit_disabled: rate_limit_disabled(env),
+            rate_limit_disabled: !platform::limits::limiter_switch(
+                env,
+                ENV_RATE_LIMIT_DISABLED,
+                "true",
+            ),
             chat: env.parsed_or(ENV_BUDGET_CHAT, "60/1m")?,
             global: env.parsed_or(ENV_BUDGET_GLOBAL, "1200/1m")?,
             log_analysis: log_analysis(env)?,
@@ -73,22 +77,6 @@ impl AiConfig {
             backend_timeout: backend_timeout(env)?,
             llm: llm::LlmConfig::from_env(env)?,
         })
-    }
-}
-
-/// Off only when exactly `true`: a typo must not switch a guard off (the reference run's
-/// analyzer limiter tested `=== 'true'` the other way round and never ran).
-fn rate_limit_disabled(env: &dyn Env) -> bool {
-    match env.optional(ENV_RATE_LIMIT_DISABLED).as_deref() {
-        Some("true") => true,
-        None | Some("false") => false,
-        Some(_) => {
-            tracing::warn!(
-                variable = ENV_RATE_LIMIT_DISABLED,
-                "not exactly true or false; the chat limiter stays on"
-            );
-            false
-        }
     }
 }
 

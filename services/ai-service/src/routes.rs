@@ -14,6 +14,7 @@ use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpRequest, HttpResponse, web};
 use platform::Rejection;
+use platform::rejection;
 
 /// The health path the binary's `--healthcheck` probes.
 pub const HEALTH_PATH: &str = "/health";
@@ -58,17 +59,11 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 }
 
 async fn not_found(request: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::NotFound(format!(
-        "no route for {} {}",
-        request.method(),
-        request.path()
-    )))
+    Err(ApiError::NotFound(rejection::no_route(&request)))
 }
 
 async fn method_not_allowed(request: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::MethodNotAllowed(format!(
-        "{} is not allowed on {}",
-        request.method(),
-        request.path()
+    Err(ApiError::MethodNotAllowed(rejection::method_not_allowed(
+        &request,
     )))
 }

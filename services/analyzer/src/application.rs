@@ -1,9 +1,9 @@
 //! Building and running the analyzer: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: the request log (every answer carries the request's id
-//! and gets its line; every line inside runs in its span), the panic layer (a panic anywhere
-//! inside is the 500 envelope), token gate (unauthenticated callers spend no budget), limiter
-//! (keyed on the token), then the routes.
+//! The layers and their order are the estate's one stack (`platform::stack`); what is the
+//! analyzer's own: no CORS (no browser calls it), the token gate as its guard (an
+//! unauthenticated caller spends no budget), and a limiter keyed on the token that
+//! `RATE_LIMIT_ENABLED` can switch off.
 
 use crate::config::AnalyzerConfig;
 use crate::errors::{ApiError, internal_envelope};
@@ -11,11 +11,9 @@ use crate::rules_store::RuleStore;
 use crate::state::AppState;
 use crate::{limits, routes};
 use actix_web::dev::Server;
-use actix_web::middleware::{Condition, from_fn};
-use actix_web::{App, web};
 use limiter::{AdmissionQueue, LimiterMetrics, QueueMetrics, SharedClock};
 use platform::server::Bound;
-use platform::{Rejection, StartFailure};
+use platform::{Stack, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 
@@ -62,23 +60,17 @@ impl Application {
         };
         let listener = config.listen.bind().map_err(|e| fail(&e))?;
         let shutdown_delay = config.listen.shutdown_delay;
-        let (enabled, max_body) = (config.rate_limit_enabled, config.max_body_bytes);
-        let bound = Bound::new("analyzer", listener, shutdown_delay, move || {
-            App::new()
-                .app_data(web::Data::new(state.clone()))
-                .app_data(json_config(max_body))
-                .app_data(
-                    web::PathConfig::default()
-                        .error_handler(|e, _| ApiError::Rejected(Rejection::from(&e)).into()),
-                )
-                .configure(routes::config)
-                .wrap(Condition::new(enabled, rate_limit.clone()))
-                .wrap(from_fn(crate::gate::require_token))
-                .wrap(platform::panic::CatchPanic::new(|reference| {
-                    internal_envelope("panic", reference)
-                }))
-                .wrap(platform::RequestLog)
-        })?;
+        let stack = Stack::new(
+            state,
+            routes::config,
+            |reference| internal_envelope("panic", reference),
+            rate_limit,
+        )
+        .limiter_enabled(config.rate_limit_enabled)
+        .json_limit(config.max_body_bytes)
+        .rejections(|rejection, _| ApiError::Rejected(rejection).into())
+        .guard(crate::gate::require_token);
+        let bound = Bound::new("analyzer", listener, shutdown_delay, move || stack.app())?;
         Ok(Self { bound })
     }
 
@@ -96,10 +88,4 @@ impl Application {
     pub async fn run_until_stopped(self) -> Result<(), StartFailure> {
         self.bound.run_until_stopped().await
     }
-}
-
-fn json_config(limit: usize) -> web::JsonConfig {
-    web::JsonConfig::default()
-        .limit(limit)
-        .error_handler(|error, _| ApiError::Rejected(Rejection::from(&error)).into())
 }

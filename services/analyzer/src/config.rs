@@ -126,7 +126,11 @@ impl AnalyzerConfig {
         Ok(Self {
             listen: ListenConfig::from_env(env, DEFAULT_PORT)?,
             token: env.required(ENV_TOKEN)?,
-            rate_limit_enabled: rate_limit_enabled(env),
+            rate_limit_enabled: platform::limits::limiter_switch(
+                env,
+                ENV_RATE_LIMIT_ENABLED,
+                "false",
+            ),
             budgets: Budgets {
                 analyze: env.parsed_or(ENV_BUDGET_ANALYZE, "15000/60s")?,
                 llm: env.parsed_or(ENV_BUDGET_LLM, "30/60s")?,
@@ -143,22 +147,6 @@ impl AnalyzerConfig {
             bounds: AnalysisBounds::from_env(env)?,
             llm: llm::LlmConfig::from_env(env)?,
         })
-    }
-}
-
-/// On unless exactly `false`: a guard that depends on someone remembering a variable is a
-/// guard that is off (the reference run's analyzer limiter tested `=== 'true'` and never ran).
-fn rate_limit_enabled(env: &dyn Env) -> bool {
-    match env.optional(ENV_RATE_LIMIT_ENABLED).as_deref() {
-        Some("false") => false,
-        None | Some("true") => true,
-        Some(_) => {
-            tracing::warn!(
-                variable = ENV_RATE_LIMIT_ENABLED,
-                "not exactly true or false; the limiter stays on"
-            );
-            true
-        }
     }
 }
 

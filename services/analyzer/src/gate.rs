@@ -1,5 +1,5 @@
 //! The token gate: every route but `/health` needs `X-Analyzer-Token`, compared in constant
-//! time. `/metrics` also takes the same token as `Authorization: Bearer …`, the one form a
+//! time (whatever its length: `platform::secret`). `/metrics` also takes the same token as `Authorization: Bearer …`, the one form a
 //! Prometheus scrape can send. It runs before the limiter, so an unauthenticated caller is
 //! refused without spending anybody's budget, and the limiter can key on the (valid) token's
 //! digest.
@@ -12,7 +12,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, ResponseError, web};
 use limiter_actix::routed_path;
-use subtle::ConstantTimeEq;
+use platform::secret::same_secret;
 
 /// The header callers present.
 pub const TOKEN_HEADER: &str = "x-analyzer-token";
@@ -46,7 +46,7 @@ fn presents_token(request: &ServiceRequest) -> bool {
                 .then(|| headers.get(header::AUTHORIZATION).and_then(bearer))
                 .flatten()
         });
-    presented.is_some_and(|presented| bool::from(state.token.as_bytes().ct_eq(presented)))
+    presented.is_some_and(|presented| same_secret(presented, state.token.as_bytes()))
 }
 
 /// The credential of `Bearer <credential>` (the scheme is case-insensitive).

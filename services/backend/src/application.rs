@@ -1,10 +1,8 @@
 //! Building and running the backend: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: the request log (every answer, CORS's own included,
-//! carries the request's id and gets its line; every line inside runs in its span), CORS (so a
-//! 401, 429 or 500 for an allowed origin carries CORS headers and a disallowed origin never
-//! gets any), the panic layer (a panic is the 500 envelope), the limiter (both filters' groups;
-//! it reads the recipient of a mail path from the body), then the routes.
+//! The layers and their order are the estate's one stack (`platform::stack`); what is the
+//! backend's own: CORS, no guard of its own (routes check their tokens), and a limiter of
+//! both filters' groups that reads the recipient of a mail path from the body.
 
 use crate::auth::outbox::{MailQueue, Outbox, OutboxMetrics};
 use crate::config::BackendConfig;
@@ -14,10 +12,9 @@ use crate::state::{AppState, AuthServices, ScanServices, TenancyServices};
 use crate::store::Store;
 use crate::{limits, routes};
 use actix_web::dev::Server;
-use actix_web::{App, web};
 use limiter::{LimiterMetrics, SharedClock};
 use platform::server::Bound;
-use platform::{Rejection, StartFailure};
+use platform::{Stack, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 
@@ -90,30 +87,15 @@ impl Application {
             tenancy,
             scans,
         };
-        let app_state = state.clone();
-        let bound = Bound::new("backend", listener, shutdown_delay, move || {
-            App::new()
-                .app_data(web::Data::new(app_state.clone()))
-                .app_data(
-                    web::JsonConfig::default()
-                        .error_handler(|e, r| ApiError::rejected(&Rejection::from(&e), r).into()),
-                )
-                .app_data(
-                    web::PathConfig::default()
-                        .error_handler(|e, r| ApiError::rejected(&Rejection::from(&e), r).into()),
-                )
-                .app_data(
-                    web::QueryConfig::default()
-                        .error_handler(|e, r| ApiError::rejected(&Rejection::from(&e), r).into()),
-                )
-                .configure(routes::config)
-                .wrap(rate_limit.clone())
-                .wrap(platform::panic::CatchPanic::new(|reference| {
-                    internal_error("panic", reference)
-                }))
-                .wrap(cors.layer())
-                .wrap(platform::RequestLog)
-        })?;
+        let stack = Stack::new(
+            state.clone(),
+            routes::config,
+            |reference| internal_error("panic", reference),
+            rate_limit,
+        )
+        .cors(cors)
+        .rejections(|rejection, request| ApiError::rejected(&rejection, request).into());
+        let bound = Bound::new("backend", listener, shutdown_delay, move || stack.app())?;
         Ok(Self { bound, state })
     }
 

@@ -1,11 +1,10 @@
 //! Building and running the MCP server: bind first (so the port is known), then serve.
 //!
-//! Middleware order, outermost first: the request log (every answer, CORS's own included,
-//! carries the request's id and gets its line; every line inside runs in its span), CORS (so
-//! every answer to an allowed origin, refusals included, carries its headers), the panic layer
-//! (a panic inside is the 500 envelope), the `Origin` guard (403 before anything runs), the
-//! bearer check (401 before any budget is spent; leaves the caller for the limiter), the
-//! limiter (keyed on that caller), the routes.
+//! The layers and their order are the estate's one stack (`platform::stack`); what is the MCP
+//! server's own: CORS with MCP's request headers, its guard (the `Origin` check, 403 before
+//! anything runs, then the bearer check, 401 before any budget is spent, which leaves the
+//! caller for the limiter: [`crate::guard`]), and a limiter keyed on that caller that
+//! `RATE_LIMIT_ENABLED` can switch off.
 
 use crate::config::McpConfig;
 use crate::errors::internal_envelope;
@@ -13,13 +12,11 @@ use crate::metrics::ToolMetrics;
 use crate::public_url::PublicUrl;
 use crate::state::AppState;
 use crate::upstream::Upstream;
-use crate::{identity, limits, mcp, origin, routes, skills};
+use crate::{guard, limits, mcp, routes, skills};
 use actix_web::dev::Server;
-use actix_web::middleware::{Condition, from_fn};
-use actix_web::{App, web};
 use limiter::{LimiterMetrics, SharedClock};
 use platform::server::Bound;
-use platform::{ListenConfig, StartFailure};
+use platform::{ListenConfig, Stack, StartFailure};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 
@@ -73,24 +70,20 @@ impl Application {
             tool_metrics,
             registry: Arc::new(registry),
         };
-        let enabled = config.rate_limit_enabled;
         let cors = config
             .cors
             .clone()
             .with_request_headers(&mcp::REQUEST_HEADERS);
-        let bound = Bound::new("mcp-server", listener, shutdown_delay, move || {
-            App::new()
-                .app_data(web::Data::new(state.clone()))
-                .configure(routes::config)
-                .wrap(Condition::new(enabled, rate_limit.clone()))
-                .wrap(from_fn(identity::identify))
-                .wrap(from_fn(origin::guard))
-                .wrap(platform::panic::CatchPanic::new(|reference| {
-                    internal_envelope("panic", reference)
-                }))
-                .wrap(cors.layer())
-                .wrap(platform::RequestLog)
-        })?;
+        let stack = Stack::new(
+            state,
+            routes::config,
+            |reference| internal_envelope("panic", reference),
+            rate_limit,
+        )
+        .limiter_enabled(config.rate_limit_enabled)
+        .cors(cors)
+        .guard(guard::guard);
+        let bound = Bound::new("mcp-server", listener, shutdown_delay, move || stack.app())?;
         Ok(Self { bound })
     }
 

@@ -82,7 +82,11 @@ impl McpConfig {
             jwt: JwtKeys::from_env(env)?,
             cors: CorsConfig::from_env(env)?,
             client_ip: ClientIp::from_env(env)?,
-            rate_limit_enabled: rate_limit_enabled(env),
+            rate_limit_enabled: platform::limits::limiter_switch(
+                env,
+                ENV_RATE_LIMIT_ENABLED,
+                "false",
+            ),
             budgets: Budgets {
                 mcp: env.parsed_or(ENV_BUDGET_MCP, "600/60s")?,
                 skills_package: env.parsed_or(ENV_BUDGET_SKILLS_PACKAGE, "20/60s")?,
@@ -114,22 +118,6 @@ fn base_url(env: &dyn Env, name: &'static str, default: &str) -> Result<String, 
         return Err(invalid());
     }
     Ok(url.as_str().trim_end_matches('/').to_owned())
-}
-
-/// On unless exactly `false`: an opt-in limiter is one nobody opted into (the reference
-/// run's words for this very service).
-fn rate_limit_enabled(env: &dyn Env) -> bool {
-    match env.optional(ENV_RATE_LIMIT_ENABLED).as_deref() {
-        Some("false") => false,
-        None | Some("true") => true,
-        Some(_) => {
-            tracing::warn!(
-                variable = ENV_RATE_LIMIT_ENABLED,
-                "not exactly true or false; the limiter stays on"
-            );
-            true
-        }
-    }
 }
 
 #[cfg(test)]

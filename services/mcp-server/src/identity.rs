@@ -44,7 +44,7 @@ impl Caller {
     }
 }
 
-/// The middleware function (mounted with `middleware::from_fn`).
+/// The bearer check, inside the `Origin` check ([`crate::guard`]).
 pub async fn identify(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,

@@ -10,7 +10,8 @@
 //! # Layout
 //! - [`config`]: settings; [`public_url`]: the URL the installer writes; [`application`]:
 //!   build, bind, serve, drain; [`state`]: shared handler state; [`metrics`]: tool counters.
-//! - [`origin`]: the `Origin` guard; [`identity`]: the bearer check and the [`identity::Caller`];
+//! - [`guard`]: the stack's guard, [`origin`] (the `Origin` check) then [`identity`] (the
+//!   bearer check and the [`identity::Caller`]);
 //!   [`limits`]: groups, allow-list, key, refusal bodies; [`errors`]: the envelopes.
 //! - [`mcp`]: JSON-RPC, the two protocol eras, the HTTP transport.
 //! - [`tools`]: the tools; [`upstream`]: the analyzer and backend clients.
@@ -19,6 +20,7 @@
 pub mod application;
 pub mod config;
 pub mod errors;
+pub mod guard;
 pub mod identity;
 pub mod limits;
 pub mod mcp;

@@ -6,21 +6,16 @@
 use crate::errors::Refusal;
 use crate::mcp::jsonrpc::ORIGIN_NOT_ALLOWED;
 use crate::state::AppState;
-use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::dev::ServiceRequest;
 use actix_web::http::StatusCode;
 use actix_web::http::header::ORIGIN;
-use actix_web::middleware::Next;
-use actix_web::{Error, web};
+use actix_web::{HttpResponse, web};
 use limiter_actix::routed_path;
 
-/// The middleware function (mounted with `middleware::from_fn`).
-pub async fn guard(
-    request: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
-    if allowed(&request) {
-        return Ok(next.call(request).await?.map_into_left_body());
+/// The 403 for a request whose `Origin` is not allowed; `None` lets it through.
+pub fn refusal(request: &ServiceRequest) -> Option<HttpResponse> {
+    if allowed(request) {
+        return None;
     }
     let refusal = Refusal {
         status: StatusCode::FORBIDDEN,
@@ -29,8 +24,7 @@ pub async fn guard(
         message: "Forbidden: this Origin is not allowed".to_owned(),
         data: None,
     };
-    let response = refusal.respond(routed_path(request.request()));
-    Ok(request.into_response(response).map_into_right_body())
+    Some(refusal.respond(routed_path(request.request())))
 }
 
 /// No `Origin`, or one of the configured origins exactly.

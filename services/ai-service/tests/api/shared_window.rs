@@ -35,7 +35,12 @@ async fn two_replicas_share_one_window_per_subject_exactly() {
     let Some(redis) = testkit::Redis::start().await else {
         return;
     };
-    let settings = [("REDIS_URL", redis.url.as_str())];
+    // Redis decides every request here: a loaded machine can take longer than the default 50 ms
+    // (the first call also opens the connection), which would decide locally instead.
+    let settings = [
+        ("REDIS_URL", redis.url.as_str()),
+        ("RATE_LIMIT_REDIS_TIMEOUT_MS", "2000"),
+    ];
     let replicas = [
         TestApp::spawn(&settings).await,
         TestApp::spawn(&settings).await,
@@ -88,8 +93,11 @@ async fn two_replicas_share_one_log_analysis_budget_per_address_exactly() {
     let Some(redis) = testkit::Redis::start().await else {
         return;
     };
+    // Redis decides every request here: a loaded machine can take longer than the default 50 ms
+    // (the first call also opens the connection), which would decide locally instead.
     let settings = [
         ("REDIS_URL", redis.url.as_str()),
+        ("RATE_LIMIT_REDIS_TIMEOUT_MS", "2000"),
         ("LOG_ANALYSIS_PUBLIC_RATE_LIMIT", "4"),
     ];
     let replicas = [

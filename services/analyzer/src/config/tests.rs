@@ -15,8 +15,10 @@ fn the_limiter_is_on_unless_exactly_false() {
         let env: MapEnv = value
             .map(|v| (ENV_RATE_LIMIT_ENABLED, v))
             .into_iter()
+            .chain([(ENV_TOKEN, "t")])
             .collect();
-        assert_eq!(rate_limit_enabled(&env), expected, "{value:?}");
+        let config = AnalyzerConfig::from_env(&env).unwrap();
+        assert_eq!(config.rate_limit_enabled, expected, "{value:?}");
     }
 }
 

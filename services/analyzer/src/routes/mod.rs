@@ -8,6 +8,7 @@ mod types;
 
 use crate::errors::ApiError;
 use actix_web::{HttpRequest, HttpResponse, web};
+use platform::rejection;
 
 /// Mounts every route.
 pub fn config(cfg: &mut web::ServiceConfig) {
@@ -36,17 +37,11 @@ fn resource(path: &str) -> actix_web::Resource {
 }
 
 async fn not_found(request: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::NotFound(format!(
-        "no route for {} {}",
-        request.method(),
-        request.path()
-    )))
+    Err(ApiError::NotFound(rejection::no_route(&request)))
 }
 
 async fn method_not_allowed(request: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::MethodNotAllowed(format!(
-        "{} is not allowed on {}",
-        request.method(),
-        request.path()
+    Err(ApiError::MethodNotAllowed(rejection::method_not_allowed(
+        &request,
     )))
 }

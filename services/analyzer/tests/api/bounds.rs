@@ -94,7 +94,10 @@ async fn work_stops_at_the_deadline_and_the_answer_says_so() {
     ];
     let app = TestApp::spawn(&settings).await;
     // 2000 files of one finding each: seconds of work in a debug build.
-    let content = format!("print(x)\n{}", "total = price * count\n".repeat(600));
+    let content = format!(
+        "print(\"x =\", x)\n{}",
+        "total = price * count\n".repeat(600)
+    );
     let files: Vec<Value> = (0..2000)
         .map(|index| json!({ "path": format!("f{index:04}.py"), "content": content }))
         .collect();

@@ -1,6 +1,6 @@
 //! `/internal/**`: service-to-service reads, never metered. Every request must carry
 //! `X-Internal-Token` equal to `INTERNAL_TOKEN`, compared in constant time (over SHA-256
-//! digests, so the length is not compared either); with `INTERNAL_TOKEN` unset every request
+//! digests, so the length is not compared either: `platform::secret`); with `INTERNAL_TOKEN` unset every request
 //! is 401. The ingress does not route these paths publicly; the token still holds on its own.
 //!
 //! - `GET /internal/runs/{id}`: any workspace's run, or 404 `scan not found`.
@@ -10,8 +10,7 @@ use crate::state::AppState;
 use crate::tenancy::Resource;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
+use platform::secret::same_secret;
 use uuid::Uuid;
 
 /// The header the token travels in.
@@ -24,18 +23,16 @@ pub fn config(cfg: &mut web::ServiceConfig) {
 
 /// 401 unless the request carries the configured token.
 fn require_token(request: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
-    let presented = request
-        .headers()
-        .get(INTERNAL_TOKEN_HEADER)
-        .map(|value| Sha256::digest(value.as_bytes()));
+    let presented = request.headers().get(INTERNAL_TOKEN_HEADER);
     let expected = state
         .config
         .internal_token
         .as_deref()
-        .filter(|token| !token.is_empty())
-        .map(|token| Sha256::digest(token.as_bytes()));
+        .filter(|token| !token.is_empty());
     match presented.zip(expected) {
-        Some((presented, expected)) if bool::from(presented.ct_eq(&expected)) => Ok(()),
+        Some((presented, expected)) if same_secret(presented.as_bytes(), expected.as_bytes()) => {
+            Ok(())
+        }
         _ => Err(ApiError::client(
             StatusCode::UNAUTHORIZED,
             "authentication required",

@@ -20,6 +20,7 @@ mod ws;
 use crate::errors::ApiError;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use platform::rejection;
 
 /// Mounts every route.
 pub fn config(cfg: &mut web::ServiceConfig) {
@@ -42,6 +43,6 @@ pub fn config(cfg: &mut web::ServiceConfig) {
 }
 
 async fn not_found(request: HttpRequest) -> Result<HttpResponse, ApiError> {
-    let message = format!("no route for {} {}", request.method(), request.path());
+    let message = rejection::no_route(&request);
     Err(ApiError::client(StatusCode::NOT_FOUND, message, &request))
 }

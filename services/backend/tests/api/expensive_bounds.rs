@@ -59,7 +59,7 @@ async fn a_cut_answer_keeps_its_marker_through_the_relay() {
 async fn a_cut_answer_never_passes_the_gatekeeper() {
     let app = ScanApp::spawn(&spawn_analyzer(), &[]).await;
     // Warnings only: every finding kept is below `failOn`, but the ones cut were never seen.
-    let prints = json!([{ "path": "noisy.py", "content": "print(x)\n".repeat(1500) }]);
+    let prints = json!([{ "path": "noisy.py", "content": "print(\"x =\", x)\n".repeat(1500) }]);
     let request = app
         .app
         .client

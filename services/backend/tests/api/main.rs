@@ -1,5 +1,7 @@
 //! The backend over HTTP: one test binary, the real app on port 0 per test.
 
+#[path = "../support/analyzer.rs"]
+mod analyzer_support;
 mod auth;
 mod auth_codes;
 mod auth_magic;

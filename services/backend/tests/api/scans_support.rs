@@ -12,7 +12,7 @@ use platform::MapEnv;
 use platform::jwt::{JwtKeys, Subject, TokenKind};
 use std::time::Duration;
 
-pub const ANALYZER_TOKEN: &str = "test-analyzer-token-0123456789";
+pub use crate::analyzer_support::{ANALYZER_TOKEN, absent_analyzer, spawn_analyzer};
 
 /// A user with a workspace, a project in it, a CI key for it, and a scoped access token.
 pub struct Tenant {
@@ -154,25 +154,6 @@ pub async fn access_token(store: &Store, user: &str, workspace: Option<&str>) ->
     };
     keys.issue(TokenKind::Access, &subject, Duration::from_secs(3600))
         .expect("the token is signed")
-}
-
-/// The real analyzer, default settings, on a free port; its base URL.
-pub fn spawn_analyzer() -> String {
-    let env: MapEnv = [("ANALYZER_TOKEN", ANALYZER_TOKEN), ("PORT", "0")]
-        .into_iter()
-        .collect();
-    let config = analyzer::AnalyzerConfig::from_env(&env).expect("test settings are valid");
-    let app = analyzer::Application::build(config).expect("the analyzer builds");
-    let base = format!("http://127.0.0.1:{}", app.port());
-    actix_web::rt::spawn(app.into_server());
-    base
-}
-
-/// The URL of an analyzer that is not there.
-pub fn absent_analyzer() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    let port = listener.local_addr().expect("an address").port();
-    format!("http://127.0.0.1:{port}")
 }
 
 /// Files with findings: a print in Rust (a warning) and a password logged in Python (an

@@ -1,13 +1,13 @@
 //! Backend nodes on one Redis ([`testkit::Redis`], the one way every test binary starts it):
-//! each a real [`Application`] on port 0 with `REDIS_URL` pointing at the container, spawned
-//! on the test's runtime and stopped by its handle.
+//! each a real [`Application`] on port 0 with `REDIS_URL` pointing at the container, on the
+//! system clock (run leases must really expire), served by [`testkit::Served`].
 
-use actix_web::dev::ServerHandle;
 use backend::{Application, BackendConfig};
 use platform::MapEnv;
 use serde_json::Value;
 use std::path::Path;
 pub use testkit::Redis;
+use testkit::Served;
 
 /// A strong test secret (64 hex characters), the same on every node as in a real cluster.
 pub const SECRET: &str = "4f1c9a7e2b8d6053a1e4c7b9d2f608e35a7c1b9e4d2f6a8c0b3e5d7f9a1c3e5b";
@@ -21,9 +21,15 @@ pub fn fail_body(secs: u64) -> String {
 
 /// One backend replica.
 pub struct Node {
-    pub base: String,
-    pub client: reqwest::Client,
-    handle: ServerHandle,
+    served: Served,
+}
+
+impl std::ops::Deref for Node {
+    type Target = Served;
+
+    fn deref(&self) -> &Served {
+        &self.served
+    }
 }
 
 impl Node {
@@ -46,14 +52,9 @@ impl Node {
         let env: MapEnv = settings.into_iter().collect();
         let config = BackendConfig::from_env(&env).expect("test settings are valid");
         let app = Application::build(config).expect("the backend builds");
-        let base = format!("http://127.0.0.1:{}", app.port());
-        let server = app.into_server();
-        let handle = server.handle();
-        actix_web::rt::spawn(server);
+        let port = app.port();
         let node = Self {
-            base,
-            client: reqwest::Client::new(),
-            handle,
+            served: Served::run(port, app.into_server()),
         };
         node.warm_up().await;
         node
@@ -69,12 +70,12 @@ impl Node {
 
     /// Stops serving (graceful) and drops its connections.
     pub async fn stop(self) {
-        self.handle.stop(true).await;
+        self.served.stop().await;
     }
 
     pub async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
         self.client
-            .post(format!("{}{path}", self.base))
+            .post(self.url(path))
             .json(body)
             .send()
             .await
@@ -91,7 +92,7 @@ impl Node {
     pub async fn limiter_count(&self, group: &str, outcome: &str) -> u64 {
         let text = self
             .client
-            .get(format!("{}/actuator/prometheus", self.base))
+            .get(self.url("/actuator/prometheus"))
             .send()
             .await
             .expect("the backend answers")

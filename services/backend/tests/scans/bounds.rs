@@ -4,7 +4,7 @@
 //! not end by its deadline is given up.
 
 use crate::stub::{Step, Stub};
-use crate::support::{TOKEN, file, follow, scanner, spawn_analyzer};
+use crate::support::{ANALYZER_TOKEN, file, follow, scanner, spawn_analyzer};
 use analysis::{AnalyzeFile, AnalyzeRequest};
 use backend::scans::analyzer_client::{AnalyzerClient, AnalyzerError, RetryPolicy};
 use serde_json::json;
@@ -23,7 +23,7 @@ fn one_file() -> AnalyzeRequest {
 
 #[actix_web::test]
 async fn a_scan_counts_every_finding_found_past_the_cap() {
-    let client = AnalyzerClient::new(spawn_analyzer(), TOKEN, RetryPolicy::default());
+    let client = AnalyzerClient::new(spawn_analyzer(), ANALYZER_TOKEN, RetryPolicy::default());
     let (_dir, _store, scanner, hub) = scanner(client, 1);
     let bait = "print(password)\n".repeat(4000);
     let files = vec![file("a.py", &bait, None), file("b.py", &bait, None)];

@@ -4,6 +4,8 @@
 //! frame; the run hub's replay, close and persistence; a panic ending a run; the per-workspace
 //! run index and the leases that end a run whose runner died.
 
+#[path = "../support/analyzer.rs"]
+mod analyzer_support;
 mod bounds;
 mod client;
 mod failures;

@@ -1,7 +1,9 @@
 //! Scans against the real analyzer on a free port: the happy path, a batch it rejects (sent
 //! once), the analyzer down (retried, then reported), and input refused before any call.
 
-use crate::support::{TOKEN, analyze_calls, file, follow, free_port, scanner, spawn_analyzer};
+use crate::support::{
+    ANALYZER_TOKEN, absent_analyzer, analyze_calls, file, follow, scanner, spawn_analyzer,
+};
 use backend::scans::analyzer_client::{AnalyzerClient, RetryPolicy};
 use backend::scans::runs::{RunStatus, Runs};
 use backend::scans::scanner::FileInput;
@@ -32,7 +34,7 @@ async fn findings_in_one_request(base: &str) -> u64 {
         .collect();
     let reply: Value = reqwest::Client::new()
         .post(format!("{base}/analyze"))
-        .header("x-analyzer-token", TOKEN)
+        .header("x-analyzer-token", ANALYZER_TOKEN)
         .json(&json!({ "files": files }))
         .send()
         .await
@@ -50,7 +52,7 @@ async fn a_scan_runs_every_stage_and_ends_done_with_the_analyzers_count() {
     let base = spawn_analyzer();
     let expected = findings_in_one_request(&base).await;
     assert!(expected > 0, "the sample files have findings");
-    let client = AnalyzerClient::new(&base, TOKEN, RetryPolicy::default());
+    let client = AnalyzerClient::new(&base, ANALYZER_TOKEN, RetryPolicy::default());
     let (_dir, store, scanner, hub) = scanner(client, 2);
     let run = scanner
         .start("ws-1", "proj-1", project_files())
@@ -86,7 +88,7 @@ async fn a_scan_runs_every_stage_and_ends_done_with_the_analyzers_count() {
 async fn a_batch_the_analyzer_rejects_is_sent_once_and_ends_the_run() {
     let base = spawn_analyzer();
     let before = analyze_calls(&base).await;
-    let client = AnalyzerClient::new(&base, TOKEN, RetryPolicy::default());
+    let client = AnalyzerClient::new(&base, ANALYZER_TOKEN, RetryPolicy::default());
     let (_dir, _store, scanner, hub) = scanner(client, 50);
     let files = vec![file(
         "legacy/PAYROLL.cbl",
@@ -111,11 +113,7 @@ async fn a_batch_the_analyzer_rejects_is_sent_once_and_ends_the_run() {
 
 #[actix_web::test]
 async fn an_analyzer_that_is_down_is_tried_max_attempts_times_then_reported() {
-    let client = AnalyzerClient::new(
-        format!("http://127.0.0.1:{}", free_port()),
-        TOKEN,
-        RetryPolicy::default(),
-    );
+    let client = AnalyzerClient::new(absent_analyzer(), ANALYZER_TOKEN, RetryPolicy::default());
     let (_dir, _store, scanner, hub) = scanner(client, 50);
     let started = Instant::now();
     let run = scanner
@@ -137,7 +135,7 @@ async fn an_analyzer_that_is_down_is_tried_max_attempts_times_then_reported() {
 async fn input_without_files_or_content_ends_in_validate_without_calling_the_analyzer() {
     let base = spawn_analyzer();
     let before = analyze_calls(&base).await;
-    let client = AnalyzerClient::new(&base, TOKEN, RetryPolicy::default());
+    let client = AnalyzerClient::new(&base, ANALYZER_TOKEN, RetryPolicy::default());
     let (_dir, _store, scanner, hub) = scanner(client, 50);
     let run = scanner
         .start("ws-1", "proj-1", Vec::new())

@@ -2,7 +2,7 @@
 //! demand (500, 500, 200; a 429 with a chosen `Retry-After`; a slow answer): it answers a
 //! script in order and counts the requests that reached it.
 
-use crate::support::TOKEN;
+use crate::support::ANALYZER_TOKEN;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use backend::scans::analyzer_client::{AnalyzerClient, RetryPolicy};
 use serde_json::Value;
@@ -77,13 +77,13 @@ impl Stub {
     }
 
     pub fn client(&self, policy: RetryPolicy) -> AnalyzerClient {
-        AnalyzerClient::new(&self.base, TOKEN, policy)
+        AnalyzerClient::new(&self.base, ANALYZER_TOKEN, policy)
     }
 }
 
 async fn answer(request: &HttpRequest, calls: &AtomicUsize, script: &[Step]) -> HttpResponse {
     let token = request.headers().get("x-analyzer-token");
-    if token.is_none_or(|token| token.as_bytes() != TOKEN.as_bytes()) {
+    if token.is_none_or(|token| token.as_bytes() != ANALYZER_TOKEN.as_bytes()) {
         return HttpResponse::Unauthorized().json(serde_json::json!({"error": "unauthorized"}));
     }
     let call = calls.fetch_add(1, Ordering::SeqCst);

@@ -9,25 +9,13 @@ use tempfile::TempDir;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
-pub const TOKEN: &str = "test-analyzer-token-0123456789";
-
-/// The real analyzer, default settings, on a free port; its base URL.
-pub fn spawn_analyzer() -> String {
-    let env: platform::MapEnv = [("ANALYZER_TOKEN", TOKEN), ("PORT", "0")]
-        .into_iter()
-        .collect();
-    let config = analyzer::AnalyzerConfig::from_env(&env).expect("test settings are valid");
-    let app = analyzer::Application::build(config).expect("the analyzer builds");
-    let base = format!("http://127.0.0.1:{}", app.port());
-    actix_web::rt::spawn(app.into_server());
-    base
-}
+pub use crate::analyzer_support::{ANALYZER_TOKEN, absent_analyzer, spawn_analyzer};
 
 /// How many requests reached the analyzer's `analyze` group (its limiter's allowed count).
 pub async fn analyze_calls(base: &str) -> u64 {
     let metrics = reqwest::Client::new()
         .get(format!("{base}/metrics"))
-        .header("x-analyzer-token", TOKEN)
+        .header("x-analyzer-token", ANALYZER_TOKEN)
         .send()
         .await
         .expect("the analyzer answers")
@@ -40,12 +28,6 @@ pub async fn analyze_calls(base: &str) -> u64 {
         .lines()
         .find_map(|line| line.strip_prefix(prefix))
         .map_or(0, |count| count.trim().parse().expect("a count"))
-}
-
-/// A port nothing listens on.
-pub fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("an address").port()
 }
 
 /// Runs and their hub on an embedded store in a fresh directory (keep the directory).

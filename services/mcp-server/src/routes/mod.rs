@@ -10,6 +10,7 @@ use crate::errors;
 use crate::mcp::{MCP_PATH, transport};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use platform::rejection;
 
 /// Mounts every route.
 pub fn config(cfg: &mut web::ServiceConfig) {
@@ -30,12 +31,12 @@ fn resource(path: &str) -> actix_web::Resource {
 }
 
 async fn not_found(request: HttpRequest) -> HttpResponse {
-    let message = format!("no route for {} {}", request.method(), request.path());
+    let message = rejection::no_route(&request);
     errors::respond(StatusCode::NOT_FOUND, "not_found", &message)
 }
 
 async fn method_not_allowed(request: HttpRequest) -> HttpResponse {
-    let message = format!("{} is not allowed on {}", request.method(), request.path());
+    let message = rejection::method_not_allowed(&request);
     errors::respond(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",

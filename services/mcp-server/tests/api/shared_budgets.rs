@@ -50,8 +50,11 @@ async fn two_replicas_share_the_mcp_and_installer_budgets_exactly() {
     };
     let mcp = format!("{MCP_BUDGET}/60s");
     let installer = format!("{INSTALLER_BUDGET}/60s");
+    // Redis decides every request here: a loaded machine can take longer than the default 50 ms
+    // (the first call also opens the connection), which would decide locally instead.
     let settings = [
         ("REDIS_URL", redis.url.as_str()),
+        ("RATE_LIMIT_REDIS_TIMEOUT_MS", "2000"),
         ("MCP_RATE_LIMIT_MCP", mcp.as_str()),
         ("MCP_RATE_LIMIT_INSTALLER", installer.as_str()),
     ];
