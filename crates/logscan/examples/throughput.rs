@@ -3,30 +3,17 @@
 //! prints the best round in MB/s of source. Run by `scripts/bench-logscan.sh`, which builds it
 //! in release for the working tree and for an earlier commit, to compare the two.
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-use std::{env, fs};
+#[path = "support/sources.rs"]
+mod support;
 
-use logscan::{Bounds, Language, SourceFile, analyze};
+use std::env;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use logscan::{Bounds, analyze};
+use support::{source_files, sources};
 
 const DEFAULT_ROUNDS: u32 = 10;
-
-fn sources(dir: &Path, files: &mut Vec<(String, String)>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sources(&path, files);
-        } else if let Some(name) = path.to_str()
-            && Language::from_path(name).is_some()
-            && let Ok(content) = fs::read_to_string(&path)
-        {
-            files.push((name.to_owned(), content));
-        }
-    }
-}
 
 fn main() {
     let dir = env::args().nth(1).map_or_else(
@@ -39,16 +26,7 @@ fn main() {
         .unwrap_or(DEFAULT_ROUNDS);
     let mut owned = Vec::new();
     sources(&dir, &mut owned);
-    let files: Vec<SourceFile<'_>> = owned
-        .iter()
-        .filter_map(|(path, content)| {
-            Some(SourceFile {
-                path,
-                content,
-                language: Language::from_path(path)?,
-            })
-        })
-        .collect();
+    let files = source_files(&owned);
     let bytes: usize = files.iter().map(|file| file.content.len()).sum();
     let bounds = Bounds {
         max_findings: usize::MAX,

@@ -47,6 +47,26 @@ impl<'a> Source<'a> {
         self.classes.get(offset) == Some(&Class::Code)
     }
 
+    /// The comments in `range`, each as the range of its bytes.
+    pub(crate) fn comments_in(&self, range: Range<usize>) -> Vec<Range<usize>> {
+        let mut comments = Vec::new();
+        let mut start = None;
+        for offset in range.clone() {
+            match (self.classes.get(offset) == Some(&Class::Comment), start) {
+                (true, None) => start = Some(offset),
+                (false, Some(begun)) => {
+                    comments.push(begun..offset);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(begun) = start {
+            comments.push(begun..range.end.min(self.text.len()));
+        }
+        comments
+    }
+
     /// The offset of the bracket closing the one at `open`, counting `(`, `[` and `{` alike and
     /// only in code. `None` when the file ends first.
     pub(crate) fn matching_close(&self, open: usize) -> Option<usize> {

@@ -3,6 +3,7 @@
 mod blocks;
 mod caught;
 mod context;
+mod declared;
 mod flow;
 mod handled;
 mod items;

@@ -5,22 +5,31 @@
 //! inside a message are not data, and neither are a value's size, type, kind or a slice of it
 //! (`len(tokens)`, `token.kind`, `token[:4] + "***"`), nor, in a lexer or parser or in code
 //! that never speaks of credentials, its tokens, nor a token that marks a position
-//! (`starting_token`, `next_token`, `cancel_token`).
+//! (`starting_token`, `next_token`, `cancel_token`) or a place on a ring (`first_token`,
+//! `token_to_host`), nor what its declaration or its placeholder says is a path or a number
+//! (`private_key: PathBuf`, `"api=%d"`), nor a program's output to the person running it.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::declared::{declared_not_text, formats_numbers};
 use super::role::Role;
-use super::words::{describes, is_redacting, is_sensitive};
+use super::words::{describes, is_error_value, is_personal, is_redacting, is_sensitive};
 use super::{Scan, flow};
 use crate::Severity;
 use crate::args::{literal_bodies, mentioned_names};
 use crate::bounds::Kept;
-use crate::calls::Call;
+use crate::calls::{Call, CallKind};
 use crate::catalog::SENSITIVE_DATA;
 
 const FIX: &str = "log a digest or drop the field";
+
+/// How many distinct names a file's declarations are searched for: each search reads the
+/// whole file, so a file of thousands of distinct names stays linear.
+const DECLARATION_LOOKUPS: usize = 64;
 
 /// A sensitive label right before a placeholder: `password={}`, `token: %s`, `Authorization:
 /// Bearer %s`, `email {}`. A label followed by words (`password for user {}`) is not one, nor
@@ -60,6 +69,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     // Read only when a bare `token` is met: most files have none.
     let uncredentialed = std::cell::OnceCell::new();
     let stores = flow::stores(scan);
+    let declared = RefCell::new(HashMap::new());
     // A nested call's arguments were read with the call around it: reading them again would
     // make a file of nested calls quadratic.
     for call in scan.calls.iter().filter(|call| !call.nested) {
@@ -71,6 +81,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
                 || is_position_token(name)
                 || (is_bare_token(name)
                     && *uncredentialed.get_or_init(|| !CREDENTIALS.is_match(text)))
+                || not_text(text, name, &mut declared.borrow_mut())
         };
         let Some(message) = mention(scan, call, &not_secret, &stores) else {
             continue;
@@ -86,9 +97,28 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     }
 }
 
-/// Whether `call` is in code this check reads: everything but tests and suppressed lines.
+/// Whether `call` is in code this check reads: everything but tests, suppressed lines and a
+/// program's output: an example or an entry point printing what its user typed or asked for
+/// (`println!("Secret is {passwd}")` in a demo of password input) writes to that person, not
+/// to a log. Its log calls are read.
 fn checked(scan: &Scan<'_>, call: &Call) -> bool {
-    scan.roles.at(call.start) != Role::Test && !scan.suppressions.silences(&scan.source, call.start)
+    let role = scan.roles.at(call.start);
+    let output = call.kind == CallKind::Print && matches!(role, Role::Example | Role::Cli);
+    role != Role::Test && !output && !scan.suppressions.silences(&scan.source, call.start)
+}
+
+/// Whether the file declares `name` a path or a number, asked once per name and at most
+/// [`DECLARATION_LOOKUPS`] names per file.
+fn not_text(text: &str, name: &str, known: &mut HashMap<String, bool>) -> bool {
+    if let Some(&answer) = known.get(name) {
+        return answer;
+    }
+    if known.len() >= DECLARATION_LOOKUPS {
+        return false;
+    }
+    let answer = declared_not_text(text, name);
+    known.insert(name.to_owned(), answer);
+    answer
 }
 
 /// The finding's message for the first sensitive thing `call` logs, unless it redacts.
@@ -105,20 +135,28 @@ fn mention(
     {
         return None;
     }
-    let sensitive = |name: &str| is_sensitive(name) && !not_secret(name);
+    // Numbers only: a credential is text, though a card number is a number.
+    let numeric = formats_numbers(&bodies);
+    let shown = |name: &str| !numeric || is_personal(name);
+    let sensitive = |name: &str| is_sensitive(name) && !not_secret(name) && shown(name);
     let named = names
         .iter()
         .map(|name| name.value.clone())
         .find(|name| sensitive(name))
         .or_else(|| {
             // A label before a value whose name describes (`"Valid token: %s",
-            // valid_resource_owner`) labels a verdict, not the secret.
-            let describing = !names.is_empty() && names.iter().all(|name| describes(&name.value));
+            // valid_resource_owner`) labels a verdict, not the secret; before an error
+            // (`"failed to refresh OAuth token: {}", e`), what failed.
+            let describing = !names.is_empty()
+                && names
+                    .iter()
+                    .all(|name| describes(&name.value) || is_error_value(&name.value));
             bodies.iter().filter(|_| !describing).find_map(|body| {
                 LABELLED_PLACEHOLDER
                     .captures(body)
                     .and_then(|captures| captures.name("label"))
                     .map(|label| label.as_str().to_owned())
+                    .filter(|label| shown(label))
                     .filter(|label| {
                         !not_secret(label)
                             || names.iter().any(|name| {
@@ -161,26 +199,47 @@ fn kind_of_token(name: &str) -> bool {
 }
 
 /// Whether `name` is a token that marks a position or a request, not a credential: a
-/// paginator's `starting_token`, `next_token`, `continuation_token`, a `cancel_token`.
+/// paginator's `starting_token`, `next_token`, `continuation_token`, a `cancel_token`, a
+/// partitioner's `first_token` or `token_range`, a map from tokens (`token_to_host_owner`).
 fn is_position_token(name: &str) -> bool {
     let words = super::words::split_words(name);
-    words.iter().any(|word| word == "token" || word == "tokens")
-        && words.iter().any(|word| {
-            matches!(
-                word.as_str(),
-                "starting"
-                    | "start"
-                    | "next"
-                    | "continuation"
-                    | "page"
-                    | "pagination"
-                    | "cursor"
-                    | "cancel"
-                    | "cancellation"
-                    | "resume"
-                    | "sync"
-            )
-        })
+    let token = |word: &String| word == "token" || word == "tokens";
+    let mapped = words
+        .windows(2)
+        .any(|pair| token(&pair[0]) && pair[1] == "to");
+    words.iter().any(token)
+        && (mapped
+            || words.iter().any(|word| {
+                matches!(
+                    word.as_str(),
+                    "starting"
+                        | "start"
+                        | "next"
+                        | "continuation"
+                        | "page"
+                        | "pagination"
+                        | "cursor"
+                        | "cancel"
+                        | "cancellation"
+                        | "resume"
+                        | "sync"
+                        | "first"
+                        | "last"
+                        | "end"
+                        | "ending"
+                        | "lower"
+                        | "upper"
+                        | "range"
+                        | "ranges"
+                        | "ring"
+                        | "partition"
+                        | "partitioner"
+                        | "replica"
+                        | "replicas"
+                        | "tablet"
+                        | "vnode"
+                )
+            }))
 }
 
 /// Whether the only sensitive word of `name` is `token(s)`.

@@ -155,6 +155,47 @@ pub(super) fn describes(name: &str) -> bool {
         .any(|word| VERDICT_WORDS.contains(&word.as_str()))
 }
 
+/// Words of personal data (rather than a credential): a number formats them as well as text.
+const PERSONAL_WORDS: &[&str] = &[
+    "email",
+    "emails",
+    "creditcard",
+    "cardnumber",
+    "cvv",
+    "cvc",
+    "ssn",
+    "card",
+    "mail",
+    "security",
+];
+
+/// Whether `name` names personal data (`card_number`, `user.email`), which a number can be.
+pub(super) fn is_personal(name: &str) -> bool {
+    split_words(name)
+        .iter()
+        .any(|word| PERSONAL_WORDS.contains(&word.as_str()))
+}
+
+/// Names of a caught error: `e`, `err`, `exc`, `refresh_error`.
+const ERROR_WORDS: &[&str] = &[
+    "e",
+    "err",
+    "error",
+    "errors",
+    "exc",
+    "ex",
+    "exception",
+    "failure",
+];
+
+/// Whether `name` holds an error: a label before it (`"failed to refresh token: {}", e`)
+/// names what failed, not the value shown.
+pub(super) fn is_error_value(name: &str) -> bool {
+    split_words(name)
+        .last()
+        .is_some_and(|word| ERROR_WORDS.contains(&word.as_str()))
+}
+
 /// Whether `name` is (part of) a redaction.
 pub(super) fn is_redacting(name: &str) -> bool {
     split_words(name)

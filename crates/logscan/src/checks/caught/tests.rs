@@ -53,7 +53,7 @@ fn python() {
     let content = r#"try:
     logger.info("saving %s", oid)
 except ValueError as e:
-# a comment at the outer indentation does not end the suite
+# TODO a comment at the outer indentation does not end the suite (and owes the handling)
     logging.debug("conversion failed: %s", e)
 except KeyError: logger.debug("lookup failed")
 except OSError as e:

@@ -1,0 +1,137 @@
+//! What the code around a call says it means: a name declared a path or a number, a token that
+//! is a place on a ring, a label before an error, a program's output to its own user, a
+//! handler its author commented. Each near miss must stay silent, and the true form beside it
+//! must still be reported, so that a class is closed without losing its real cases.
+
+mod common;
+
+use common::findings;
+
+const SENSITIVE: &str = "sensitive-data-in-logs";
+const CAUGHT: &str = "wrong-level-for-caught-error";
+
+/// Code every rule must leave alone: (path, code).
+const QUIET: &[(&str, &str)] = &[
+    // A key's path, declared as one.
+    (
+        "examples/client.rs",
+        "struct Cli {\n    private_key: PathBuf,\n}\nfn main() {\n    info!(\"Key path: {:?}\", cli.private_key);\n}\n",
+    ),
+    // A protocol's request number, formatted as a number.
+    (
+        "kafka/parser.py",
+        "log.error('Unable to find ResponseType for api=%d version=%d',\n          header.api_key, header.api_version)\n",
+    ),
+    // A number by its declaration.
+    (
+        "src/frame.rs",
+        "struct Header {\n    api_key: u16,\n}\nfn f(h: &Header) {\n    debug!(\"frame {}\", h.api_key);\n}\n",
+    ),
+    // Places on a partitioner's ring.
+    (
+        "cassandra/metadata.py",
+        "log.exception(\"Failed creating a token map for %s with %s\", keyspace, self.token_to_host_owner)\n",
+    ),
+    (
+        "src/tablets.rs",
+        "warn!(\"range: [{}, {}]\", tablet.first_token.value(), tablet.last_token.value());\n",
+    ),
+    // A label before the error of what failed.
+    (
+        "src/client.rs",
+        "match refresh() {\n    Ok(t) => use_it(t),\n    Err(e) => {\n        warn!(\"failed to refresh OAuth token: {}\", e);\n    }\n}\n",
+    ),
+    // A demonstration printing to its own user what that user typed.
+    (
+        "examples/read_password.rs",
+        "fn main() {\n    let passwd = rl.readline(\"Password:\")?;\n    println!(\"Secret is {passwd}\");\n}\n",
+    ),
+    (
+        "pkg/prompt.py",
+        "if __name__ == \"__main__\":\n    password = Prompt.ask(\"password\", password=True)\n    print(f\"password={password!r}\")\n",
+    ),
+    // A quiet handler whose author says why.
+    (
+        "app/daemon.py",
+        "def stop(self):\n    try:\n        os.remove(self.pidfile)\n    except OSError as e:\n        # Best effort: a stale PID file is harmless.\n        logger.debug(\"Failed to remove PID file %s: %s\", self.pidfile, e)\n",
+    ),
+    // Another method tried in turn after the peer refused this one.
+    (
+        "transport/ssh.py",
+        "try:\n    sess.userauth_agent(user)\n    return\nexcept AuthenticationDenied:\n    self.logger.debug(\"Agent authentication failed for user %s\", user)\n",
+    ),
+];
+
+/// The true forms beside each near miss: (path, code, rule, line).
+const STILL_REPORTED: &[(&str, &str, &str, u32)] = &[
+    // A key held as text is a key.
+    (
+        "src/client.rs",
+        "struct Cli {\n    private_key: String,\n}\nfn f(cli: &Cli) {\n    info!(\"key {:?}\", cli.private_key);\n}\n",
+        SENSITIVE,
+        5,
+    ),
+    // A card number is personal data even as a number.
+    (
+        "app/pay.py",
+        "log.info('charged card=%d', card_number)\n",
+        SENSITIVE,
+        1,
+    ),
+    // A session's token is no ring position.
+    (
+        "app/auth.py",
+        "log.info(\"Issuing token %s to client %s\", access_token, client_id)\n",
+        SENSITIVE,
+        1,
+    ),
+    // A label before a value that is no error.
+    (
+        "src/oauth.rs",
+        "fn f(t: &str) {\n    warn!(\"refreshed OAuth token: {}\", t);\n}\n",
+        SENSITIVE,
+        2,
+    ),
+    // A library printing a secret, and an example logging one (the log is no output).
+    (
+        "pkg/auth.py",
+        "def login(user, password):\n    print(\"password =\", password)\n",
+        SENSITIVE,
+        2,
+    ),
+    (
+        "examples/sftp_server.rs",
+        "fn auth(user: &str, password: &str) {\n    info!(\"credentials: {user}, {password}\");\n}\n",
+        SENSITIVE,
+        2,
+    ),
+    // A comment that says the handling is still owed explains nothing.
+    (
+        "app/files.py",
+        "try:\n    os.chmod(path, mode)\nexcept OSError as e:\n    # TODO: tell the user\n    log.debug(\"chmod failed: %s\", e)\n",
+        CAUGHT,
+        5,
+    ),
+];
+
+#[test]
+fn near_misses_of_meaning_are_not_reported() {
+    let reported: Vec<String> = QUIET
+        .iter()
+        .filter_map(|&(path, code)| {
+            let found = findings(path, code);
+            (!found.is_empty()).then(|| format!("{path}: {found:?}"))
+        })
+        .collect();
+    assert!(reported.is_empty(), "{}", reported.join("\n"));
+}
+
+#[test]
+fn the_true_forms_beside_them_are_still_reported() {
+    let missed: Vec<String> = STILL_REPORTED
+        .iter()
+        .filter(|&&(path, code, rule, line)| findings(path, code) != [(rule.to_owned(), line)])
+        .map(|&(path, code, _, _)| format!("{path}: {:?}", findings(path, code)))
+        .collect();
+    assert!(missed.is_empty(), "{}", missed.join("\n"));
+}
