@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use logscan::{Bounds, Language, SourceFile, analysis_types, analyze};
 use serde_json::Value;
 
-const SETS: [&str; 6] = ["tuning", "heldout", "fresh", "unseen", "blind", "blind2"];
+const SETS: [&str; 7] = [
+    "tuning", "heldout", "fresh", "unseen", "blind", "blind2", "blind3",
+];
 /// The lowest precision each rule may have on each set, in percent: what it had when the floor
 /// was set (docs/analyzer.md has the figures). A rule with no finding on a set has no floor.
 const FLOORS: &[(&str, &str, usize)] = &[
@@ -42,6 +44,10 @@ const FLOORS: &[(&str, &str, usize)] = &[
     ("blind2", "print-debugging", 79),
     ("blind2", "sensitive-data-in-logs", 100),
     ("blind2", "wrong-level-for-caught-error", 33),
+    ("blind3", "log-without-context", 100),
+    ("blind3", "print-debugging", 70),
+    ("blind3", "sensitive-data-in-logs", 68),
+    ("blind3", "wrong-level-for-caught-error", 12),
 ];
 const VERDICTS: &str = "verdicts.json";
 
