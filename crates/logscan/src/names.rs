@@ -65,7 +65,7 @@ pub(crate) fn names_in(code: &str) -> Vec<Name> {
     for found in PATH.find_iter(code) {
         let before = code[..found.start()].trim_end();
         let after = code[found.end()..].trim_start();
-        if shape_only(before) || sliced(after) {
+        if shape_only(before) || sliced(after) || condition_only(before, after) {
             continue;
         }
         let components: Vec<&str> = found
@@ -95,6 +95,17 @@ fn shape_only(before: &str) -> bool {
         .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
         .map_or(0, |at| at + 1);
     SHAPE_ONLY.contains(&&before[word_start..])
+}
+
+/// Whether a path is only the condition of Python's conditional expression, which shows
+/// whether it is set, never its value: `"Refreshing" if self.access_token else "Setting"`.
+fn condition_only(before: &str, after: &str) -> bool {
+    let keyword = before
+        .strip_suffix("if")
+        .is_some_and(|rest| rest.is_empty() || rest.ends_with(|c: char| c.is_whitespace()));
+    keyword
+        && after.starts_with("else")
+        && !after[4..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
 }
 
 /// Whether the code after a path slices it: `[:4]`, `[..4]`, `[0:8]`, `.slice(0, 4)`.
@@ -131,5 +142,10 @@ mod tests {
         assert_eq!(values("token[:4] + mask"), ["mask"]);
         assert!(values("&key[..4]").is_empty());
         assert_eq!(values("tokens[0]"), ["tokens"]);
+        assert_eq!(values(" if self.token else "), ["if", "else"]);
+        assert_eq!(
+            values("x if token else_value"),
+            ["x", "if", "token", "else_value"]
+        );
     }
 }

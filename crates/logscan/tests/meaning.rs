@@ -55,6 +55,47 @@ const QUIET: &[(&str, &str)] = &[
         "app/daemon.py",
         "def stop(self):\n    try:\n        os.remove(self.pidfile)\n    except OSError as e:\n        # Best effort: a stale PID file is harmless.\n        logger.debug(\"Failed to remove PID file %s: %s\", self.pidfile, e)\n",
     ),
+    // A compound named for its last word: a server, a handle, a mode, not the secret.
+    (
+        "trino/auth.py",
+        "logger.debug(f\"nextURi auth token server: {token_server}\")\n",
+    ),
+    (
+        "src/cert.rs",
+        "error!(private_key_handle = handle.0, \"Cannot acquire certificate private key handle\");\n",
+    ),
+    (
+        "okta/validator.py",
+        "logger.warning(\"mode is '%s'\", config[\"authorizationMode\"])\n",
+    ),
+    // A label before a resource's locator, and ACME's public key authorization.
+    (
+        "certbot/auth.py",
+        "logger.debug('Failed to deactivate authorization %s: %s', authzr.uri, e)\n",
+    ),
+    (
+        "acme/challenges.py",
+        "logger.debug(\"Key authorization (%r) is not well formed\", self.key_authorization)\n",
+    ),
+    // A token bucket's tokens are permits.
+    (
+        "src/retries/bucket.rs",
+        "struct TokenBucket;\nfn f(bucket: &TokenBucket) {\n    let calc_fractional_tokens = bucket.fraction();\n    error!(\"Fractional tokens corrupted to: {}\", calc_fractional_tokens);\n}\n",
+    ),
+    // Whether a token is set, and a password shown as stars of its length.
+    (
+        "exchangelib/credentials.py",
+        "log.debug(\"%s auth token for %s\", \"Refreshing\" if self.access_token else \"Setting\", self.client_id)\n",
+    ),
+    (
+        "sshtunnel.py",
+        "logger.debug('Trying to log in with password: {0}'.format('*' * len(self.ssh_password)))\n",
+    ),
+    // A debug line adding the details of a failure just told at warning.
+    (
+        "plugins/webroot.py",
+        "try:\n    chown(path)\nexcept OSError as exception:\n    logger.warning(\"Unable to change owner of webroot directory\")\n    logger.debug(\"Error was: %s\", exception)\n",
+    ),
     // Another method tried in turn after the peer refused this one.
     (
         "transport/ssh.py",
@@ -82,6 +123,19 @@ const STILL_REPORTED: &[(&str, &str, &str, u32)] = &[
     (
         "app/auth.py",
         "log.info(\"Issuing token %s to client %s\", access_token, client_id)\n",
+        SENSITIVE,
+        1,
+    ),
+    // A token named for being a server's is a token; a token shown by a conditional is shown.
+    (
+        "app/peer.py",
+        "log.info(\"peer %s\", server_token)\n",
+        SENSITIVE,
+        1,
+    ),
+    (
+        "app/session.py",
+        "log.debug(\"using %s\", self.access_token if fresh else None)\n",
         SENSITIVE,
         1,
     ),

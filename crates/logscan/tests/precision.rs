@@ -46,8 +46,8 @@ const FLOORS: &[(&str, &str, usize)] = &[
     ("blind2", "wrong-level-for-caught-error", 33),
     ("blind3", "log-without-context", 100),
     ("blind3", "print-debugging", 70),
-    ("blind3", "sensitive-data-in-logs", 68),
-    ("blind3", "wrong-level-for-caught-error", 12),
+    ("blind3", "sensitive-data-in-logs", 84),
+    ("blind3", "wrong-level-for-caught-error", 13),
 ];
 const VERDICTS: &str = "verdicts.json";
 

@@ -123,7 +123,7 @@ pub(super) fn wrong_level(scan: &Scan<'_>, call: &Call, blocks: &[Block]) -> boo
         return false;
     }
     // A comment in the handler says why it is quiet, unless it says the handling is owed.
-    if explained(&scan.source, block) {
+    if explained(&scan.source, block) || details_a_told_failure(scan, call, block) {
         return false;
     }
     let known = scan.deliberate.borrow().get(index).copied().flatten();
@@ -137,6 +137,23 @@ pub(super) fn wrong_level(scan: &Scan<'_>, call: &Call, blocks: &[Block]) -> boo
         answer
     });
     !on_purpose
+}
+
+/// Whether the line before `call`, in the same handler, told the failure at info or above, so
+/// that the debug line only adds its details: `logger.warning("Unable to change owner")` then
+/// `logger.debug("Error was: %s", e)`.
+fn details_a_told_failure(scan: &Scan<'_>, call: &Call, block: &Block) -> bool {
+    let index = scan.calls.partition_point(|other| other.start < call.start);
+    let Some(previous) = index.checked_sub(1).map(|before| &scan.calls[before]) else {
+        return false;
+    };
+    let source = &scan.source;
+    block.range.contains(&previous.start)
+        && source.line_index(previous.start) + 1 >= source.line_index(call.start).saturating_sub(1)
+        && matches!(
+            previous.kind,
+            CallKind::Log(Level::Info | Level::Warn | Level::Error)
+        )
 }
 
 /// Whether a comment in `block` explains it: any comment but a `TODO`, `FIXME`, `XXX` or

@@ -55,10 +55,14 @@ static CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant pattern compiles")
 });
 
-/// Code that tokenizes text: there, `token` names a piece of syntax.
+/// Code that tokenizes text, or meters with a token bucket: there, `token` names a piece of
+/// syntax or a permit.
 static LEXICAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)(?:[Ll]exer|[Tt]okenizer|tokenize|TokenKind|TokenType|token_type|next_token|peek_token)(?-u:\b)")
-        .expect("constant pattern compiles")
+    Regex::new(concat!(
+        r"(?-u:\b)(?:[Ll]exer|[Tt]okenizer|tokenize|TokenKind|TokenType|token_type|next_token|",
+        r"peek_token|[Tt]oken_?[Bb]ucket|TOKEN_BUCKET)(?-u:\b)",
+    ))
+    .expect("constant pattern compiles")
 });
 
 pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
@@ -131,7 +135,9 @@ fn mention(
     let source = &scan.source;
     let names = mentioned_names(source, call.args.clone());
     let bodies = literal_bodies(source, call.args.clone());
-    if names.iter().any(|name| is_redacting(&name.value)) || bodies.iter().any(|body| is_mask(body))
+    if names.iter().any(|name| is_redacting(&name.value))
+        || bodies.iter().any(|body| is_mask(body))
+        || repeats_a_mask(source, call)
     {
         return None;
     }
@@ -185,6 +191,17 @@ fn is_mask(body: &str) -> bool {
     let body = body.trim();
     let all = |c: char, least: usize| body.chars().count() >= least && body.chars().all(|d| d == c);
     all('*', 3) || all('x', 4) || all('X', 4) || body == "…"
+}
+
+/// Whether the arguments repeat a one-character mask by a length: `'*' * len(password)`.
+fn repeats_a_mask(source: &crate::source::Source<'_>, call: &Call) -> bool {
+    source.literals_in(call.args.clone()).iter().any(|literal| {
+        let body = &source.text[literal.body.clone()];
+        matches!(body, "*" | "x" | "X" | "#" | "•")
+            && source.text[literal.span.end..call.args.end]
+                .trim_start()
+                .starts_with('*')
+    })
 }
 
 /// Whether `name` is just `token` or `tokens`, with no word saying which kind.

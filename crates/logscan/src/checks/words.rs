@@ -126,16 +126,55 @@ const REDACTING_WORDS: &[&str] = &[
     "sanitized",
 ];
 
+/// Nouns that, ending a compound name, make it name that thing rather than the secret before
+/// them: `token_server` is a server, `authorizationMode` a mode, `private_key_handle` a
+/// handle, `TOKEN_REFRESH_BUFFER` a duration (while `server_token` is a token).
+const HEAD_NOUNS: &[&str] = &[
+    "mode",
+    "modes",
+    "handle",
+    "handles",
+    "server",
+    "servers",
+    "buffer",
+    "uri",
+    "uris",
+    "host",
+    "hosts",
+    "port",
+    "method",
+    "methods",
+    "scheme",
+    "service",
+    "manager",
+    "factory",
+    "handler",
+    "callback",
+    "class",
+    "dir",
+    "directory",
+    "location",
+    "store",
+];
+
 /// Whether `name` names a secret or personal data.
 pub(super) fn is_sensitive(name: &str) -> bool {
     let words = split_words(name);
-    let named = words
-        .iter()
-        .any(|word| SENSITIVE_WORDS.contains(&word.as_str()))
-        || words
+    // RFC 8555's "key authorization" is the public answer to an ACME challenge, no header.
+    let key_authorization =
+        |index: usize| words[index] == "authorization" && index > 0 && words[index - 1] == "key";
+    let named =
+        words.iter().enumerate().any(|(index, word)| {
+            SENSITIVE_WORDS.contains(&word.as_str()) && !key_authorization(index)
+        }) || words
             .windows(2)
             .any(|pair| SENSITIVE_PAIRS.contains(&(pair[0].as_str(), pair[1].as_str())));
+    let headed_elsewhere = words.len() > 1
+        && words
+            .last()
+            .is_some_and(|last| HEAD_NOUNS.contains(&last.as_str()));
     named
+        && !headed_elsewhere
         && !words
             .iter()
             .any(|word| DESCRIPTIVE_WORDS.contains(&word.as_str()))
@@ -144,11 +183,12 @@ pub(super) fn is_sensitive(name: &str) -> bool {
 /// Words that make a name a verdict or a measure: `valid_resource_owner`, `token_count`.
 const VERDICT_WORDS: &[&str] = &[
     "valid", "invalid", "is", "has", "verified", "enabled", "required", "count", "length", "len",
-    "num", "total", "type", "kind",
+    "num", "total", "type", "kind", "uri", "url", "path", "id", "name",
 ];
 
-/// Whether `name` is a verdict or a measure rather than a value: `valid_resource_owner`,
-/// `token_count`, `is_admin`.
+/// Whether `name` is a verdict, a measure or a resource's locator rather than a value:
+/// `valid_resource_owner`, `token_count`, `is_admin`, `authzr.uri` (a label before it,
+/// `"authorization %s"`, names the resource it locates).
 pub(super) fn describes(name: &str) -> bool {
     split_words(name)
         .iter()
