@@ -53,7 +53,8 @@ async fn an_answer_within_the_bounds_keeps_its_old_shape() {
 
 #[actix_web::test]
 async fn two_megabytes_of_findings_bait_answer_a_thousand_findings() {
-    let app = TestApp::spawn(&[]).await;
+    // The findings bound decides, not the 5 s default deadline a loaded debug build can meet.
+    let app = TestApp::spawn(&[("ANALYZE_DEADLINE_MS", "60000")]).await;
     let lines = 2 * 1024 * 1024 / "print(password)\n".len();
     let batch = json!({ "files": [leaky_file("bait.py", lines)] });
     let (status, text) = status_and_text(app.post("/analyze", &batch).await).await;

@@ -1,12 +1,16 @@
 //! The analyzer for the backend's tests that scan: the real one, default settings and the
-//! test token, on a free port; or the address of one that is not there.
+//! test token and a long deadline, on a free port; or the address of one that is not there.
 
 /// The token the test analyzer takes and the backend presents.
 pub const ANALYZER_TOKEN: &str = "test-analyzer-token-0123456789";
 
-/// The real analyzer, default settings, on a free port; its base URL.
+/// The bounds tests count on the findings bound deciding; a debug build on a loaded machine
+/// would meet the analyzer's 5 s default deadline first and answer `"reason":"deadline"`.
+const DEADLINE: (&str, &str) = ("ANALYZE_DEADLINE_MS", "60000");
+
+/// The real analyzer on a free port (default settings but the deadline); its base URL.
 pub fn spawn_analyzer() -> String {
-    let env: platform::MapEnv = [("ANALYZER_TOKEN", ANALYZER_TOKEN), ("PORT", "0")]
+    let env: platform::MapEnv = [("ANALYZER_TOKEN", ANALYZER_TOKEN), ("PORT", "0"), DEADLINE]
         .into_iter()
         .collect();
     let config = analyzer::AnalyzerConfig::from_env(&env).expect("test settings are valid");
