@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use logscan::{Bounds, Language, SourceFile, analysis_types, analyze};
 use serde_json::Value;
 
-const SETS: [&str; 7] = [
-    "tuning", "heldout", "fresh", "unseen", "blind", "blind2", "blind3",
+const SETS: [&str; 8] = [
+    "tuning", "heldout", "fresh", "unseen", "blind", "blind2", "blind3", "blind4",
 ];
 /// The lowest precision each rule may have on each set, in percent: what it had when the floor
 /// was set (docs/analyzer.md has the figures). A rule with no finding on a set has no floor.
@@ -48,6 +48,10 @@ const FLOORS: &[(&str, &str, usize)] = &[
     ("blind3", "print-debugging", 70),
     ("blind3", "sensitive-data-in-logs", 84),
     ("blind3", "wrong-level-for-caught-error", 13),
+    ("blind4", "log-without-context", 21),
+    ("blind4", "print-debugging", 23),
+    ("blind4", "sensitive-data-in-logs", 32),
+    ("blind4", "wrong-level-for-caught-error", 12),
 ];
 const VERDICTS: &str = "verdicts.json";
 
