@@ -6,6 +6,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::source::Source;
+
 /// The types of a path or a number, as a declaration writes them after the name (Rust,
 /// Python's annotations, TypeScript) or before it (Java, C-like), or as Go writes them after.
 const NOT_TEXT_TYPES: &str = concat!(
@@ -25,9 +27,10 @@ static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant pattern compiles")
 });
 
-/// Whether `text` declares `name` (the last component of a path: `private_key` for
-/// `cli.private_key`) with a path or number type, or assigns it a number literal.
-pub(super) fn declared_not_text(text: &str, name: &str) -> bool {
+/// Whether the code of `source` declares `name` (the last component of a path: `private_key`
+/// for `cli.private_key`) with a path or number type, or assigns it a number literal. Words in
+/// comments and strings declare nothing (`"a long password"` is no `long password`).
+pub(super) fn declared_not_text(source: &Source<'_>, name: &str) -> bool {
     let name = regex::escape(name);
     let pattern = format!(
         concat!(
@@ -39,7 +42,14 @@ pub(super) fn declared_not_text(text: &str, name: &str) -> bool {
         name = name,
         types = NOT_TEXT_TYPES,
     );
-    Regex::new(&pattern).is_ok_and(|declaration| declaration.is_match(text))
+    Regex::new(&pattern).is_ok_and(|declaration| {
+        declaration.find_iter(source.text).any(|found| {
+            let code = found.as_str().trim_end();
+            let end = found.start() + code.len().max(1) - 1;
+            source.is_code(found.start() + (code.len() - code.trim_start().len()))
+                && source.is_code(end)
+        })
+    })
 }
 
 /// Whether the placeholders of a call's strings format numbers only (and there is at least
@@ -58,19 +68,42 @@ pub(super) fn formats_numbers(bodies: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{declared_not_text, formats_numbers};
+    use crate::source::Source;
+    use crate::{Language, SourceFile};
+
+    fn declared(path: &str, code: &str, name: &str) -> bool {
+        let file = SourceFile {
+            path,
+            content: code,
+            language: Language::from_path(path).expect("a known extension"),
+        };
+        declared_not_text(&Source::new(&file), name)
+    }
 
     #[test]
     fn paths_and_numbers_by_declaration() {
-        assert!(declared_not_text(
+        assert!(declared(
+            "a.rs",
             "struct Cli {\n    private_key: PathBuf,\n}\n",
             "private_key"
         ));
-        assert!(declared_not_text("fn f(key: &Path) {}", "key"));
-        assert!(declared_not_text("    API_KEY = 18\n", "API_KEY"));
-        assert!(declared_not_text("int apiKey = 3;", "apiKey"));
-        assert!(!declared_not_text("    api_key: String,\n", "api_key"));
-        assert!(!declared_not_text("password = input()\n", "password"));
-        assert!(!declared_not_text("token_count: usize", "token"));
+        assert!(declared("a.rs", "fn f(key: &Path) {}", "key"));
+        assert!(declared("a.py", "    API_KEY = 18\n", "API_KEY"));
+        assert!(declared("A.java", "int apiKey = 3;", "apiKey"));
+        assert!(!declared("a.rs", "    api_key: String,\n", "api_key"));
+        assert!(!declared("a.py", "password = input()\n", "password"));
+        assert!(!declared("a.rs", "token_count: usize", "token"));
+    }
+
+    #[test]
+    fn words_in_comments_and_strings_declare_nothing() {
+        assert!(!declared("a.py", "# needs a long password\n", "password"));
+        assert!(!declared(
+            "a.py",
+            "help = \"a short password\"\n",
+            "password"
+        ));
+        assert!(!declared("a.go", "// token int\n", "token"));
     }
 
     #[test]

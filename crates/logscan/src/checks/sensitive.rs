@@ -24,6 +24,7 @@ use crate::args::{literal_bodies, mentioned_names};
 use crate::bounds::Kept;
 use crate::calls::{Call, CallKind};
 use crate::catalog::SENSITIVE_DATA;
+use crate::source::Source;
 
 const FIX: &str = "log a digest or drop the field";
 
@@ -85,7 +86,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
                 || is_position_token(name)
                 || (is_bare_token(name)
                     && *uncredentialed.get_or_init(|| !CREDENTIALS.is_match(text)))
-                || not_text(text, name, &mut declared.borrow_mut())
+                || not_text(&scan.source, name, &mut declared.borrow_mut())
         };
         let Some(message) = mention(scan, call, &not_secret, &stores) else {
             continue;
@@ -113,14 +114,14 @@ fn checked(scan: &Scan<'_>, call: &Call) -> bool {
 
 /// Whether the file declares `name` a path or a number, asked once per name and at most
 /// [`DECLARATION_LOOKUPS`] names per file.
-fn not_text(text: &str, name: &str, known: &mut HashMap<String, bool>) -> bool {
+fn not_text(source: &Source<'_>, name: &str, known: &mut HashMap<String, bool>) -> bool {
     if let Some(&answer) = known.get(name) {
         return answer;
     }
     if known.len() >= DECLARATION_LOOKUPS {
         return false;
     }
-    let answer = declared_not_text(text, name);
+    let answer = declared_not_text(source, name);
     known.insert(name.to_owned(), answer);
     answer
 }
@@ -194,7 +195,7 @@ fn is_mask(body: &str) -> bool {
 }
 
 /// Whether the arguments repeat a one-character mask by a length: `'*' * len(password)`.
-fn repeats_a_mask(source: &crate::source::Source<'_>, call: &Call) -> bool {
+fn repeats_a_mask(source: &Source<'_>, call: &Call) -> bool {
     source.literals_in(call.args.clone()).iter().any(|literal| {
         let body = &source.text[literal.body.clone()];
         matches!(body, "*" | "x" | "X" | "#" | "•")
