@@ -36,7 +36,10 @@ static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
 /// is the log call's own first argument or is followed by another string is a message or a
 /// prefix (`log.info('token', 'getting list')`), not a key.
 pub(crate) fn mentioned_names(source: &Source<'_>, args: Range<usize>) -> Vec<Name> {
-    let mut names: Vec<Name> = code_runs(source, args.clone())
+    let mut names: Vec<Name> = source
+        .code_runs(args.clone())
+        .into_iter()
+        .filter(|run| source.text.is_char_boundary(run.start))
         .flat_map(|run| names_in(&source.text[run]))
         .collect();
     for literal in source.literals_in(args.clone()) {
@@ -110,27 +113,6 @@ fn interpolations(language: Language, kind: LiteralKind, body: &str) -> Vec<&str
         .captures_iter(body)
         .filter_map(|captures| captures.get(1).map(|field| field.as_str()))
         .collect()
-}
-
-/// The maximal runs of code bytes in `range`.
-fn code_runs(source: &Source<'_>, range: Range<usize>) -> impl Iterator<Item = Range<usize>> {
-    let mut runs = Vec::new();
-    let mut run_start = None;
-    for offset in range.clone() {
-        match (source.is_code(offset), run_start) {
-            (true, None) => run_start = Some(offset),
-            (false, Some(start)) => {
-                runs.push(start..offset);
-                run_start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(start) = run_start {
-        runs.push(start..range.end);
-    }
-    runs.into_iter()
-        .filter(|run| source.text.is_char_boundary(run.start))
 }
 
 #[cfg(test)]

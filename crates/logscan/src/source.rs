@@ -47,24 +47,34 @@ impl<'a> Source<'a> {
         self.classes.get(offset) == Some(&Class::Code)
     }
 
+    /// The maximal runs of code bytes in `range`.
+    pub(crate) fn code_runs(&self, range: Range<usize>) -> Vec<Range<usize>> {
+        self.runs_of(Class::Code, range)
+    }
+
     /// The comments in `range`, each as the range of its bytes.
     pub(crate) fn comments_in(&self, range: Range<usize>) -> Vec<Range<usize>> {
-        let mut comments = Vec::new();
+        self.runs_of(Class::Comment, range)
+    }
+
+    /// The maximal runs of `class` bytes in `range`.
+    fn runs_of(&self, class: Class, range: Range<usize>) -> Vec<Range<usize>> {
+        let mut runs = Vec::new();
         let mut start = None;
         for offset in range.clone() {
-            match (self.classes.get(offset) == Some(&Class::Comment), start) {
+            match (self.classes.get(offset) == Some(&class), start) {
                 (true, None) => start = Some(offset),
                 (false, Some(begun)) => {
-                    comments.push(begun..offset);
+                    runs.push(begun..offset);
                     start = None;
                 }
                 _ => {}
             }
         }
         if let Some(begun) = start {
-            comments.push(begun..range.end.min(self.text.len()));
+            runs.push(begun..range.end.min(self.text.len()));
         }
-        comments
+        runs
     }
 
     /// The offset of the bracket closing the one at `open`, counting `(`, `[` and `{` alike and

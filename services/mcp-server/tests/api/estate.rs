@@ -13,7 +13,7 @@ use std::time::Duration;
 /// would meet the analyzer's 5 s default deadline first and answer `"reason":"deadline"`.
 const DEADLINE: (&str, &str) = ("ANALYZE_DEADLINE_MS", "60000");
 
-/// The real analyzer with default settings; its base URL.
+/// The real analyzer with default settings but a long deadline; its base URL.
 pub fn spawn_analyzer() -> String {
     let env: MapEnv = [("ANALYZER_TOKEN", ANALYZER_TOKEN), ("PORT", "0"), DEADLINE]
         .into_iter()
