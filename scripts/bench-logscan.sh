@@ -26,8 +26,9 @@ sides=(now)
 if [[ -n $BASE ]]; then
   mkdir "$work/base"
   git archive "$BASE" | tar -x -C "$work/base"
-  mkdir -p "$work/base/crates/logscan/examples"
+  mkdir -p "$work/base/crates/logscan/examples/support"
   cp crates/logscan/examples/throughput.rs "$work/base/crates/logscan/examples/"
+  cp crates/logscan/examples/support/sources.rs "$work/base/crates/logscan/examples/support/"
   # A target directory of its own (kept for the next run): cargo names a path crate's build by
   # its place in the workspace, and the archive's old file times would pass for fresh.
   (cd "$work/base" && CARGO_TARGET_DIR=$target/bench-base cargo build -q --release -p logscan --example throughput)

@@ -10,45 +10,67 @@ use crate::source::Source;
 
 /// The types of a path or a number, as a declaration writes them after the name (Rust,
 /// Python's annotations, TypeScript) or before it (Java, C-like), or as Go writes them after.
-const NOT_TEXT_TYPES: &str = concat!(
-    r"(?:(?:std::)?path::)?(?:PathBuf|Path|OsString)|(?:pathlib\.)?(?:Pure)?Path|File|",
-    r"u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize|f32|f64|bool|int|float|number|long|",
-    r"short|Int(?:8|16|32|64)?|uint(?:8|16|32|64)?|int(?:8|16|32|64)"
-);
+macro_rules! not_text_types {
+    () => {
+        concat!(
+            r"(?:(?:(?:std::)?path::)?(?:PathBuf|Path|OsString)|(?:pathlib\.)?(?:Pure)?Path|File|",
+            r"u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize|f32|f64|bool|int|float|number|",
+            r"long|short|Int(?:8|16|32|64)?|uint(?:8|16|32|64)?|int(?:8|16|32|64))"
+        )
+    };
+}
 
-/// A numeric placeholder: printf's conversions and Rust's or Python's format specs.
-static NUMERIC_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:%[-+# 0-9.]*[diouxXeEfFgG]|\{[^{}:]*:[^{}]*[xXobeEdf]\})$")
-        .expect("constant pattern compiles")
+/// After a name, its type: `: PathBuf`, `: &'a Path`, `: Option<u16>`, `: int`.
+static TYPED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^\s*:\s*(?:&\s*(?:'\w+\s+)?)?(?:Option\s*<\s*)?",
+        not_text_types!(),
+        r"(?-u:\b)"
+    ))
+    .expect("constant pattern compiles")
 });
+/// Before a name, its type: `int apiKey`, `File key`.
+static TYPED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(r"(?-u:\b)", not_text_types!(), r"\s+$")).expect("constant pattern compiles")
+});
+/// After a name, Go's type at the end of the line: `token int`.
+static GO_TYPED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(r"^\s+", not_text_types!(), r"\s*$")).expect("constant pattern compiles")
+});
+/// After a name that starts its line, a number assigned: `API_KEY = 18`.
+static NUMBER_ASSIGNED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*=\s*-?\d+\s*(?:#.*)?$").expect("constant pattern compiles"));
 /// Any placeholder, to read each one of a message.
 static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"%\(\w+\)[a-zA-Z]|%[-+# 0-9.*]*[a-zA-Z]|\{[^{}]*\}")
         .expect("constant pattern compiles")
 });
+/// A numeric placeholder: printf's conversions and Rust's or Python's format specs.
+static NUMERIC_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:%[-+# 0-9.]*[diouxXeEfFgG]|\{[^{}:]*:[^{}]*[xXobeEdf]\})$")
+        .expect("constant pattern compiles")
+});
 
 /// Whether the code of `source` declares `name` (the last component of a path: `private_key`
 /// for `cli.private_key`) with a path or number type, or assigns it a number literal. Words in
-/// comments and strings declare nothing (`"a long password"` is no `long password`).
+/// comments and strings declare nothing (`"a long password"` is no `long password`). Each
+/// place the name stands in code is read on its line: one search of the file per name.
 pub(super) fn declared_not_text(source: &Source<'_>, name: &str) -> bool {
-    let name = regex::escape(name);
-    let pattern = format!(
-        concat!(
-            r"(?m)(?-u:\b){name}\s*:\s*(?:&\s*(?:'\w+\s+)?)?(?:Option\s*<\s*)?(?:{types})(?-u:\b)",
-            r"|(?-u:\b)(?:{types})\s+{name}(?-u:\b)",
-            r"|(?-u:\b){name}\s+(?:{types})\s*$",
-            r"|^\s*{name}\s*=\s*-?\d+\s*(?:#.*)?$",
-        ),
-        name = name,
-        types = NOT_TEXT_TYPES,
-    );
-    Regex::new(&pattern).is_ok_and(|declaration| {
-        declaration.find_iter(source.text).any(|found| {
-            let code = found.as_str().trim_end();
-            let end = found.start() + code.len().max(1) - 1;
-            source.is_code(found.start() + (code.len() - code.trim_start().len()))
-                && source.is_code(end)
-        })
+    let text = source.text;
+    let is_word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+    text.match_indices(name).any(|(at, _)| {
+        let end = at + name.len();
+        let bounded = (at == 0 || !is_word(text.as_bytes()[at - 1]))
+            && text.as_bytes().get(end).is_none_or(|&byte| !is_word(byte));
+        if !bounded || !source.is_code(at) {
+            return false;
+        }
+        let line = source.line_bounds(at);
+        let (before, after) = (&text[line.start..at], &text[end..line.end]);
+        TYPED_AFTER.is_match(after)
+            || TYPED_BEFORE.is_match(before)
+            || GO_TYPED_AFTER.is_match(after)
+            || (before.trim().is_empty() && NUMBER_ASSIGNED.is_match(after))
     })
 }
 
