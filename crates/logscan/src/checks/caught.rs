@@ -139,9 +139,9 @@ pub(super) fn wrong_level(scan: &Scan<'_>, call: &Call, blocks: &[Block]) -> boo
     !on_purpose
 }
 
-/// Whether the line before `call`, in the same handler, told the failure at info or above, so
-/// that the debug line only adds its details: `logger.warning("Unable to change owner")` then
-/// `logger.debug("Error was: %s", e)`.
+/// Whether the call just before `call`, in the same handler and starting at most two lines
+/// above it, told the failure at info or above, so that the debug line only adds its details:
+/// `logger.warning("Unable to change owner")` then `logger.debug("Error was: %s", e)`.
 fn details_a_told_failure(scan: &Scan<'_>, call: &Call, block: &Block) -> bool {
     let index = scan.calls.partition_point(|other| other.start < call.start);
     let Some(previous) = index.checked_sub(1).map(|before| &scan.calls[before]) else {
