@@ -74,6 +74,9 @@ pub(crate) fn names_in(code: &str) -> Vec<Name> {
             .map(str::trim)
             .filter(|component| !component.is_empty())
             .collect();
+        if looked_up_by_key(&components, after) {
+            continue;
+        }
         let value = components
             .iter()
             .rev()
@@ -106,6 +109,14 @@ fn condition_only(before: &str, after: &str) -> bool {
     keyword
         && after.starts_with("else")
         && !after[4..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+}
+
+/// Whether the path is only looked into by a string key (`api_key["id"]`, `token.get("eauth")`):
+/// the code run ends where the key's literal begins. What is shown is the item, which the key
+/// names (the call's reader takes the key as a name of its own), not the container.
+fn looked_up_by_key(components: &[&str], after: &str) -> bool {
+    let rest = after.trim();
+    rest == "[" || (rest == "(" && components.len() > 1 && components.last() == Some(&"get"))
 }
 
 /// Whether the code after a path slices it: `[:4]`, `[..4]`, `[0:8]`, `.slice(0, 4)`.
@@ -142,6 +153,9 @@ mod tests {
         assert_eq!(values("token[:4] + mask"), ["mask"]);
         assert!(values("&key[..4]").is_empty());
         assert_eq!(values("tokens[0]"), ["tokens"]);
+        assert!(values("api_key[").is_empty());
+        assert!(values("token.get(").is_empty());
+        assert_eq!(values("token.get(name"), ["token", "name"]);
         assert_eq!(values(" if self.token else "), ["if", "else"]);
         assert_eq!(
             values("x if token else_value"),

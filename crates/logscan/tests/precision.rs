@@ -3,11 +3,11 @@
 //! against the findings judged by hand in each set's `verdicts.json` (path, line, rule,
 //! verdict `tp` or `fp`, and the reason).
 //!
-//! The test fails when the analyzer reports something nobody judged (judge it, then rerun),
-//! stops reporting a finding judged a true positive, or falls below a precision floor: per set
-//! and rule, the precision measured when the floor was set, rounded down to the percent
-//! ([`FLOORS`]). It prints, per set and rule, the findings reported, how many are true, the
-//! precision, its floor and the recall over the judged true positives:
+//! The test fails when the analyzer reports something nobody judged (judge it, then rerun), or
+//! falls below a floor of precision or of recall (over the findings judged true): per set and
+//! rule, the figure measured when the floor was set, rounded down to the percent ([`FLOORS`]).
+//! It prints, per set and rule, the findings reported, how many are true, the precision, its
+//! floor and the recall, and each finding judged true that is no longer reported:
 //! `cargo test -p logscan --test precision -- --nocapture`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,38 +20,40 @@ use serde_json::Value;
 const SETS: [&str; 8] = [
     "tuning", "heldout", "fresh", "unseen", "blind", "blind2", "blind3", "blind4",
 ];
-/// The lowest precision each rule may have on each set, in percent: what it had when the floor
-/// was set (docs/analyzer.md has the figures). A rule with no finding on a set has no floor.
-const FLOORS: &[(&str, &str, usize)] = &[
-    ("tuning", "log-without-context", 100),
-    ("tuning", "print-debugging", 100),
-    ("tuning", "wrong-level-for-caught-error", 100),
-    ("heldout", "sensitive-data-in-logs", 100),
-    ("heldout", "wrong-level-for-caught-error", 0),
-    ("fresh", "log-without-context", 66),
-    ("fresh", "print-debugging", 100),
-    ("fresh", "sensitive-data-in-logs", 100),
-    ("fresh", "wrong-level-for-caught-error", 33),
-    ("unseen", "log-without-context", 100),
-    ("unseen", "print-debugging", 95),
-    ("unseen", "sensitive-data-in-logs", 66),
-    ("unseen", "wrong-level-for-caught-error", 100),
-    ("blind", "log-without-context", 100),
-    ("blind", "print-debugging", 85),
-    ("blind", "sensitive-data-in-logs", 100),
-    ("blind", "wrong-level-for-caught-error", 100),
-    ("blind2", "log-without-context", 100),
-    ("blind2", "print-debugging", 79),
-    ("blind2", "sensitive-data-in-logs", 100),
-    ("blind2", "wrong-level-for-caught-error", 33),
-    ("blind3", "log-without-context", 100),
-    ("blind3", "print-debugging", 70),
-    ("blind3", "sensitive-data-in-logs", 84),
-    ("blind3", "wrong-level-for-caught-error", 13),
-    ("blind4", "log-without-context", 21),
-    ("blind4", "print-debugging", 23),
-    ("blind4", "sensitive-data-in-logs", 32),
-    ("blind4", "wrong-level-for-caught-error", 12),
+/// The lowest precision and recall each rule may have on each set, in percent: what it had
+/// when the floor was set, rounded down (docs/analyzer.md has the figures). Recall is over the
+/// findings judged true on the set by any version of the analyzer: the rules were narrowed to
+/// report fewer and surer findings, and the true ones given up are printed. A rule with no
+/// finding on a set has no floor.
+const FLOORS: &[(&str, &str, usize, usize)] = &[
+    ("tuning", "log-without-context", 100, 100),
+    ("tuning", "print-debugging", 100, 100),
+    ("tuning", "wrong-level-for-caught-error", 100, 100),
+    ("heldout", "sensitive-data-in-logs", 100, 100),
+    ("heldout", "wrong-level-for-caught-error", 0, 100),
+    ("fresh", "log-without-context", 66, 100),
+    ("fresh", "print-debugging", 100, 100),
+    ("fresh", "sensitive-data-in-logs", 100, 100),
+    ("fresh", "wrong-level-for-caught-error", 33, 100),
+    ("unseen", "log-without-context", 100, 100),
+    ("unseen", "print-debugging", 97, 100),
+    ("unseen", "sensitive-data-in-logs", 75, 100),
+    ("unseen", "wrong-level-for-caught-error", 100, 100),
+    ("blind", "log-without-context", 100, 100),
+    ("blind", "print-debugging", 94, 100),
+    ("blind", "wrong-level-for-caught-error", 100, 100),
+    ("blind2", "log-without-context", 100, 100),
+    ("blind2", "print-debugging", 96, 96),
+    ("blind2", "sensitive-data-in-logs", 100, 100),
+    ("blind2", "wrong-level-for-caught-error", 33, 100),
+    ("blind3", "log-without-context", 100, 100),
+    ("blind3", "print-debugging", 100, 100),
+    ("blind3", "sensitive-data-in-logs", 87, 97),
+    ("blind3", "wrong-level-for-caught-error", 13, 100),
+    ("blind4", "log-without-context", 33, 100),
+    ("blind4", "print-debugging", 83, 45),
+    ("blind4", "sensitive-data-in-logs", 80, 92),
+    ("blind4", "wrong-level-for-caught-error", 12, 100),
 ];
 const VERDICTS: &str = "verdicts.json";
 
@@ -154,7 +156,7 @@ fn ratio(part: usize, whole: usize) -> String {
 }
 
 #[test]
-fn real_code_findings_are_judged_and_no_true_positive_is_lost() {
+fn real_code_findings_are_judged_and_meet_their_floors() {
     let mut problems = Vec::new();
     for set in SETS {
         let dir = corpus_dir().join(set);
@@ -177,7 +179,7 @@ fn real_code_findings_are_judged_and_no_true_positive_is_lost() {
             if true_positive {
                 tallies.entry(rule_name(&key.2)).or_default().judged_true += 1;
                 if !reported.contains(key) {
-                    problems.push(format!("{set}: true positive no longer found {key:?}"));
+                    println!("{set}: judged true, not reported {key:?}");
                 }
             }
         }
@@ -186,22 +188,29 @@ fn real_code_findings_are_judged_and_no_true_positive_is_lost() {
         for (rule, tally) in &tallies {
             let floor = FLOORS
                 .iter()
-                .find(|&&(wanted, id, _)| wanted == set && id == *rule)
-                .map(|&(_, _, percent)| percent);
+                .find(|&&(wanted, id, _, _)| wanted == set && id == *rule)
+                .map(|&(_, _, precision, recall)| (precision, recall));
             println!(
                 "| {rule} | {} | {} | {} | {} | {} |",
                 tally.reported,
                 tally.true_reported,
                 ratio(tally.true_reported, tally.reported),
-                floor.map_or("—".to_owned(), |percent| format!("{percent} %")),
+                floor.map_or("—".to_owned(), |(precision, _)| format!("{precision} %")),
                 ratio(tally.true_reported, tally.judged_true)
             );
-            if let Some(percent) = floor
-                && 100 * tally.true_reported < percent * tally.reported
-            {
+            let Some((precision, recall)) = floor else {
+                continue;
+            };
+            if 100 * tally.true_reported < precision * tally.reported {
                 problems.push(format!(
-                    "{set}: {rule} precision {} of {} is below its floor of {percent} %",
+                    "{set}: {rule} precision {} of {} is below its floor of {precision} %",
                     tally.true_reported, tally.reported
+                ));
+            }
+            if 100 * tally.true_reported < recall * tally.judged_true {
+                problems.push(format!(
+                    "{set}: {rule} recall {} of {} is below its floor of {recall} %",
+                    tally.true_reported, tally.judged_true
                 ));
             }
         }

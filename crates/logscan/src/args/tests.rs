@@ -54,7 +54,7 @@ fn names_come_from_code_interpolations_and_keys() {
             Language::Python,
             r#"log.debug("sent", headers.get("Authorization"))"#
         ),
-        ["headers", "Authorization"]
+        ["Authorization"]
     );
 }
 

@@ -6,7 +6,9 @@
 //! neighbours: `"Pool recreating"`), a short warning that names its state rather than a
 //! failure (`"Queue full"`), headings that end in `:` and blank lines, a message that only
 //! names the code it is in (`Reporter.starting()`), code inside a tracing span
-//! (`#[instrument]`), tests and examples. A caught error's wrong level is a debug line, so the
+//! (`#[instrument]`), tests and examples, a message naming a path, and a line in a caught
+//! error's handler that raises or returns an error after it or tells it in another warn or
+//! error call (the details travel on). A caught error's wrong level is a debug line, so the
 //! two rules never report one call twice.
 
 use std::sync::LazyLock;
@@ -18,7 +20,7 @@ use super::role::Role;
 use crate::Severity;
 use crate::args::{sole_literal, takes_values};
 use crate::bounds::Kept;
-use crate::calls::{CallKind, Level};
+use crate::calls::{Call, CallKind, Level};
 use crate::catalog::LOG_WITHOUT_CONTEXT;
 
 const FIX: &str = "say what failed and add the ids, values or error needed to act on it";
@@ -39,6 +41,11 @@ static GENERIC_FAILURE: LazyLock<Regex> = LazyLock::new(|| {
         r"unable|cannot|can ?not|can't|could ?n[o']t|unexpected)\b",
     ))
     .expect("constant pattern compiles")
+});
+/// A statement that hands an error on: `raise`, `throw`, `panic!`, `return Err(…)`.
+static HANDS_ON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?-u:\b)(?:raise|throw|panic!|return\s+Err)(?-u:\b)")
+        .expect("constant pattern compiles")
 });
 /// Rust functions whose body runs in a span that carries their arguments.
 static INSTRUMENTED: LazyLock<Regex> = LazyLock::new(|| {
@@ -76,7 +83,10 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
         {
             continue;
         }
-        if takes_values(source.language, literal, body) {
+        if takes_values(source.language, literal, body)
+            || names_a_path(trimmed)
+            || in_a_handling_block(scan, call)
+        {
             continue;
         }
         let message = format!("log message \"{body}\" carries no context");
@@ -88,6 +98,35 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
             FIX,
         ));
     }
+}
+
+/// Whether a message names a file or a path (`"Couldn't find ~/.zephyr.subs!"`): that is
+/// the context an operator acts on.
+fn names_a_path(message: &str) -> bool {
+    message.contains('/') || message.contains('~') || message.contains('\\')
+}
+
+/// Whether `call` stands in a caught error's handler that deals with the error beyond it:
+/// raises or returns an error after it, or tells it in another call at warn or error. The line
+/// then announces a failure whose details travel on (`log.error("Failed netstat")` before
+/// `raise`, before `log.exception(err)`).
+fn in_a_handling_block(scan: &Scan<'_>, call: &Call) -> bool {
+    let source = &scan.source;
+    scan.blocks()
+        .iter()
+        .filter(|block| block.range.contains(&call.start))
+        .any(|block| {
+            let after = call.args.end.min(block.range.end)..block.range.end;
+            let raises = HANDS_ON
+                .find_iter(&source.text[after.clone()])
+                .any(|found| source.is_code(after.start + found.start()));
+            raises
+                || scan.calls.iter().any(|other| {
+                    other.start != call.start
+                        && block.range.contains(&other.start)
+                        && matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
+                })
+        })
 }
 
 /// `body` without surrounding whitespace or escaped line breaks (`"Cache contents:\n"`).

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Scan;
-use super::words::is_sensitive;
+use super::words::{is_sensitive, split_words};
 use crate::calls::Call;
 use crate::names::Name;
 use crate::source::Source;
@@ -28,7 +28,7 @@ pub(super) struct Store {
 static STORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?P<container>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*",
-        r"(?:\[\s*(?P<key>[\x22'][^\x22'\n]*[\x22']|[A-Za-z_$][\w$]*)\s*\]\s*=[^=]",
+        r"(?:\[\s*(?P<key>[\x22'][^\x22'\n]*[\x22']|[A-Za-z_$][\w$]*)\s*\]\s*=(?P<assigned>[^=])",
         r"|\.\s*(?:insert|set|put|append|add|Set|Add|setHeader|set_header|header)\s*\(\s*",
         r"(?P<argument>[\x22'][^\x22'\n]*[\x22']|[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)*)\s*,)",
     ))
@@ -120,7 +120,12 @@ pub(super) fn stores(scan: &Scan<'_>) -> Vec<Store> {
                 continue;
             }
             let key = resolve(&constants, key.as_str(), at);
-            if is_sensitive(&key) {
+            let value_start = captures.name("assigned").map_or_else(
+                || captures.get(0).map_or(0, |whole| whole.end()),
+                |value| value.start(),
+            );
+            let value = &source.text[bounds.start + value_start..bounds.end];
+            if is_sensitive(&key) && !names_a_token(&key) && !is_constant(value) {
                 found.push(Store {
                     container: container.as_str().to_owned(),
                     key,
@@ -130,6 +135,35 @@ pub(super) fn stores(scan: &Scan<'_>) -> Vec<Store> {
         }
     }
     found
+}
+
+/// Whether a key names a token: stored into a container, a token is as often a lock's, a
+/// page's or a request's as a credential (`lock["token"] = token`, OAuth 1's public
+/// `oauth_token` in an authorization URL's parameters), so only keys that name a credential
+/// of their own (`Authorization`, `password`, `api_key`) are followed.
+fn names_a_token(key: &str) -> bool {
+    split_words(key).last().is_some_and(|word| word == "token")
+}
+
+/// Whether what a store assigns is a constant (`kwargs["passwd"] = "<hidden>"`,
+/// `opts["keep_acl_in_token"] = False`): a literal alone replaces the secret, it holds none.
+fn is_constant(assigned: &str) -> bool {
+    let value = assigned.trim().trim_end_matches([';', ')', ',']).trim();
+    let quoted = [('"', '"'), ('\'', '\'')].iter().any(|&(open, close)| {
+        value.len() >= 2
+            && value.starts_with(open)
+            && value.ends_with(close)
+            && !value[1..value.len() - 1].contains(open)
+    });
+    quoted
+        || matches!(
+            value,
+            "True" | "False" | "None" | "true" | "false" | "null" | "nil" | "undefined"
+        )
+        || (!value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == '-'))
 }
 
 /// Whether a line can hold a store at all (most lines with a sensitive word are log calls):

@@ -29,17 +29,23 @@ static SELF_DOCUMENTING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\s*[A-Za-z_][\w.]*\s*=\s*(?:![rsa])?(?::[^{}]*)?\}")
         .expect("constant pattern compiles")
 });
-/// A label in a message: an identifier followed by `=` or `:`, or standing alone.
-static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\W*(?P<alone>[A-Za-z_]\w*)\W*$|(?P<label>[A-Za-z_]\w*)\s*[=:]")
+/// What may stand between a label and its value: `x = `, `x: `, `x=%r, y=%r`.
+const LABEL_MARKS: &str = " =:,\\t";
+/// How many words a message of labels may have: `config error: {error}`.
+const MAX_LABEL_WORDS: usize = 4;
+/// A word marked as a label: `x =`, `x:`.
+static LABELLED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(\w+)\s*[=:]").expect("constant pattern compiles"));
+/// A format placeholder or field: `{}`, `{v:?}`, `%s`, `%(name)r`, `%-20s`.
+static PLACEHOLDERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{[^{}]*\}|%\(\w+\)[a-zA-Z]|%[-+# 0-9.]*[a-zA-Z]")
         .expect("constant pattern compiles")
 });
-/// A braced format field: `{}`, `{v:?}`, `{0}`.
-static FIELD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\{[^{}]*\}").expect("constant pattern compiles"));
-/// A comment just above a print that says it is there to debug.
+/// A comment just above a print that says it is there to debug, or is to go (`# TODO remove`);
+/// a `TODO` about something else (`// TODO: tmux popup for Nu`) says nothing of the print.
 static DEBUG_COMMENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:#|//)\s*(?:(?i:debug)|TODO|FIXME|XXX)").expect("constant pattern compiles")
+    Regex::new(r"^(?:#|//)\s*(?:(?i:debug)|(?:TODO|FIXME|XXX)\b.*(?i:remove|delete|debug|temporar|logging|logger))")
+        .expect("constant pattern compiles")
 });
 
 /// How far after a print its line is read for a `TODO` comment.
@@ -96,8 +102,10 @@ fn commented_above(source: &Source<'_>, line_start: usize) -> bool {
 }
 
 /// Whether the print shows values under nothing but their own names: debug-format
-/// placeholders alone, a self-documenting f-string field, or a label that is the name of the
-/// value printed (`print("vendor =", self.vendor)`, `print("fdmap", fdmap)`).
+/// placeholders alone, a self-documenting f-string field, or labels that are the names of the
+/// values printed, in a few words (`print("vendor =", self.vendor)`, `"id=" + id`,
+/// `println!("order = {:?}", order)`, `"config error: {error}"`, `print("fdmap", fdmap)`). A
+/// message without such a label (`"Pulling", ref`) is a sentence someone wrote for a reader.
 fn shows_named_value(source: &Source<'_>, call: &Call) -> bool {
     let bodies = literal_bodies(source, call.args.clone());
     if bodies
@@ -106,22 +114,40 @@ fn shows_named_value(source: &Source<'_>, call: &Call) -> bool {
     {
         return true;
     }
-    // Braced fields are values, not labels: `{v:?}` labels nothing.
-    let texts: Vec<String> = bodies
+    // A string looked up or passed to a call inside the arguments (`k["pool"]`, `_("Host")`)
+    // is a key or a text, no label.
+    let labels: Vec<&str> = source
+        .literals_in(call.args.clone())
         .iter()
-        .map(|body| FIELD.replace_all(body, " ").into_owned())
+        .filter(|literal| {
+            let before = source.text[call.args.start..literal.span.start].trim_end();
+            !before.ends_with(['[', '('])
+        })
+        .map(|literal| &source.text[literal.body.clone()])
         .collect();
-    let labels: Vec<&str> = texts
-        .iter()
-        .flat_map(|text| LABEL.captures_iter(text))
-        .filter_map(|captures| captures.name("alone").or_else(|| captures.name("label")))
-        .map(|label| label.as_str())
-        .collect();
-    if labels.is_empty() {
-        return false;
-    }
-    mentioned_names(source, call.args.clone())
+    let printed: Vec<String> = mentioned_names(source, call.args.clone())
         .iter()
         .filter_map(|name| name.path.rsplit('.').next().map(str::to_owned))
-        .any(|last| labels.contains(&last.as_str()))
+        .collect();
+    if printed.is_empty() || labels.is_empty() {
+        return false;
+    }
+    // Braced fields and placeholders are values, not labels: `{v:?}` labels nothing.
+    let text = labels
+        .iter()
+        .map(|body| PLACEHOLDERS.replace_all(body, " "))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let plain = text
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || LABEL_MARKS.contains(c));
+    let named = |word: &str| printed.iter().any(|name| name == word);
+    plain
+        && words.len() <= MAX_LABEL_WORDS
+        && (matches!(words.as_slice(), [only] if named(only))
+            || LABELLED.captures_iter(&text).any(|found| named(&found[1])))
 }

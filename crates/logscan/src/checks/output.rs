@@ -32,6 +32,17 @@ static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
 static DEBUG_SWITCH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:\}\s*else\s+)?(?:el)?if\b.*(?i:debug)").expect("constant pattern compiles")
 });
+/// A condition on a log level (`if _console_log_level() == "debug":`): a logger's own console
+/// output, chosen by whoever set the level.
+static LOG_LEVEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)log_?level|\blevel\s*[!=]=\s*['\x22]|isEnabledFor")
+        .expect("constant pattern compiles")
+});
+/// A condition that turns on output for the person running the program.
+static OUTPUT_SWITCH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:\}\s*else\s+)?(?:el)?if\b.*(?i:verbose|show_|progress|quiet|echo)")
+        .expect("constant pattern compiles")
+});
 /// How far above a print its debug switch may be, in lines.
 const MAX_LINES_UNDER_SWITCH: usize = 20;
 /// How the names of functions that print for their caller begin.
@@ -69,6 +80,19 @@ pub(super) fn is_output(
 /// Whether the print at `at` is the first statements under an `if` whose condition names a
 /// debug switch (`if DEBUG:`, `if self.debug {`): output someone turns on to debug.
 pub(super) fn behind_debug_switch(source: &Source<'_>, at: usize) -> bool {
+    switch_above(source, at)
+        .is_some_and(|header| DEBUG_SWITCH.is_match(header) && !LOG_LEVEL.is_match(header))
+}
+
+/// Whether the print at `at` is under an `if` whose condition names an output switch
+/// (`if verbose:`, `elif show_jid:`, `if self.progress`): output its user turned on.
+pub(super) fn behind_output_switch(source: &Source<'_>, at: usize) -> bool {
+    switch_above(source, at).is_some_and(|header| OUTPUT_SWITCH.is_match(header))
+}
+
+/// The line of the block the code at `at` stands in, if it is within
+/// [`MAX_LINES_UNDER_SWITCH`] lines above.
+fn switch_above<'s>(source: &'s Source<'_>, at: usize) -> Option<&'s str> {
     let starts = source.line_starts();
     let line = source.line_index(at);
     let indent = |index: usize| {
@@ -80,7 +104,7 @@ pub(super) fn behind_debug_switch(source: &Source<'_>, at: usize) -> bool {
         .rev()
         .map(indent)
         .find(|&(depth, text)| depth < own && !text.is_empty())
-        .is_some_and(|(_, header)| DEBUG_SWITCH.is_match(header))
+        .map(|(_, header)| header)
 }
 
 /// The bodies of the Python and Rust functions of `source` named for printing, merged where

@@ -17,7 +17,7 @@ use regex::Regex;
 use super::Scan;
 use super::context::trim_escapes;
 use super::marks::{looks_like_debugging, marked_as_debugging};
-use super::output::{is_output, printing_functions};
+use super::output::{behind_output_switch, is_output, printing_functions};
 use super::role::Role;
 use crate::Severity;
 use crate::bounds::Kept;
@@ -73,7 +73,9 @@ fn unintended(
     let source = &scan.source;
     let role = scan.roles.at(call.start);
     let output = match role {
-        Role::Library => !looks_like_debugging(scan, call),
+        Role::Library => {
+            !looks_like_debugging(scan, call) || behind_output_switch(source, call.start)
+        }
         Role::Cli => !marked_as_debugging(scan, call),
         Role::Example | Role::Test => true,
     };
@@ -170,14 +172,18 @@ fn reports_on_stderr(scan: &Scan<'_>, call: &Call) -> bool {
         });
     // On an error path the print is how the error is told, unless a logger there tells it.
     let in_quiet_handler = || {
-        scan.blocks().iter().any(|block| {
-            block.range.contains(&call.start)
-                && !scan.calls.iter().any(|other| {
-                    matches!(other.kind, CallKind::Log(_)) && block.range.contains(&other.start)
-                })
-        })
+        scan.blocks()
+            .iter()
+            .any(|block| block.range.contains(&call.start) && !logs_in(scan, &block.range))
     };
     says_so || in_quiet_handler()
+}
+
+/// Whether a log call stands in `range`.
+fn logs_in(scan: &Scan<'_>, range: &std::ops::Range<usize>) -> bool {
+    scan.calls
+        .iter()
+        .any(|other| matches!(other.kind, CallKind::Log(_)) && range.contains(&other.start))
 }
 
 /// Whether a print writes to the standard error stream: `eprintln!`, `System.err`, Python's

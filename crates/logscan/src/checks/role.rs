@@ -61,8 +61,9 @@ const EXAMPLE_DIRECTORIES: [&str; 6] = [
 /// `commands/`, setuptools' `command/`), and the files that are a program's entry point.
 const CLI_DIRECTORIES: [&str; 6] = ["bin", "cmd", "cli", "command", "commands", "scripts"];
 const CLI_FILES: [&str; 4] = ["main.rs", "build.rs", "__main__.py", "magefile.go"];
-/// Names (before the extension) of modules whose job is to put text in front of a person:
-/// criterion's `report.rs`, scrapy's `shell.py` and `display.py`. Their prints are output.
+/// Names (before the extension, or their last word) of modules whose job is to put text in
+/// front of a person: criterion's `report.rs`, scrapy's `shell.py` and `display.py`, a
+/// `monitor_terminal.py`. Their prints are output, as are a `commands.rs` or a `cli.py`'s.
 const OUTPUT_MODULES: [&str; 10] = [
     "report",
     "reporter",
@@ -278,13 +279,16 @@ pub(crate) fn role_of_path(path: &str) -> Role {
             .iter()
             .any(|prefix| segment.starts_with(prefix))
     });
+    let stem = file_name.split('.').next().unwrap_or_default();
     if test_name || test_support || in_directory(&TEST_DIRECTORIES) {
         Role::Test
     } else if in_directory(&EXAMPLE_DIRECTORIES) {
         Role::Example
     } else if in_directory(&CLI_DIRECTORIES)
         || CLI_FILES.contains(&file_name)
-        || OUTPUT_MODULES.contains(&file_name.split('.').next().unwrap_or_default())
+        || CLI_DIRECTORIES.contains(&stem)
+        || OUTPUT_MODULES.contains(&stem)
+        || OUTPUT_MODULES.contains(&stem.rsplit('_').next().unwrap_or(stem))
     {
         Role::Cli
     } else {

@@ -163,7 +163,7 @@ fn mention(
                     .captures(body)
                     .and_then(|captures| captures.name("label"))
                     .map(|label| label.as_str().to_owned())
-                    .filter(|label| shown(label))
+                    .filter(|label| shown(label) && !answered(label, &names))
                     .filter(|label| {
                         !not_secret(label)
                             || names.iter().any(|name| {
@@ -184,6 +184,18 @@ fn mention(
             store.key,
             source.line_index(store.at) + 1
         )
+    })
+}
+
+/// Whether a value the call names was already judged for the label's word, and not found a
+/// secret: `"Verified Logout Token: {}".format(logout_token.to_dict())` labels the token's
+/// claims, read as `to_dict`.
+fn answered(label: &str, names: &[crate::names::Name]) -> bool {
+    let Some(word) = super::words::split_words(label).pop() else {
+        return false;
+    };
+    names.iter().any(|name| {
+        !is_sensitive(&name.value) && super::words::split_words(&name.path).contains(&word)
     })
 }
 
@@ -232,6 +244,9 @@ fn is_position_token(name: &str) -> bool {
                     word.as_str(),
                     "starting"
                         | "start"
+                        | "prev"
+                        | "previous"
+                        | "batch"
                         | "next"
                         | "continuation"
                         | "page"

@@ -11,7 +11,6 @@ const SENSITIVE_WORDS: &[&str] = &[
     "secret",
     "secrets",
     "token",
-    "tokens",
     "jwt",
     "bearer",
     "apikey",
@@ -47,7 +46,6 @@ const DESCRIPTIVE_WORDS: &[&str] = &[
     "len",
     "rule",
     "rules",
-    "reset",
     "expiry",
     "expires",
     "expiration",
@@ -124,57 +122,28 @@ const REDACTING_WORDS: &[&str] = &[
     "scrub",
     "sanitize",
     "sanitized",
+    "obscure",
+    "obscured",
+    "hidden",
 ];
 
-/// Nouns that, ending a compound name, make it name that thing rather than the secret before
-/// them: `token_server` is a server, `authorizationMode` a mode, `private_key_handle` a
-/// handle, `TOKEN_REFRESH_BUFFER` a duration (while `server_token` is a token).
-const HEAD_NOUNS: &[&str] = &[
-    "mode",
-    "modes",
-    "handle",
-    "handles",
-    "server",
-    "servers",
-    "buffer",
-    "uri",
-    "uris",
-    "host",
-    "hosts",
-    "port",
-    "method",
-    "methods",
-    "scheme",
-    "service",
-    "manager",
-    "factory",
-    "handler",
-    "callback",
-    "class",
-    "dir",
-    "directory",
-    "location",
-    "store",
-];
-
-/// Whether `name` names a secret or personal data.
+/// Whether `name` names a secret or personal data: its last word is one (`password`,
+/// `user.email`, `resetToken`) or its last two are (`api_key`, `auth_header`). A compound
+/// named for another last word names that thing, whatever secret it speaks of: `token_server`
+/// is a server, `token_scopes` its scopes, `secret_arn` an identifier, `authorizationMode` a
+/// mode, `grant_tokens` a list; RFC 8555's `key_authorization` is the public answer to an ACME
+/// challenge.
 pub(super) fn is_sensitive(name: &str) -> bool {
     let words = split_words(name);
-    // RFC 8555's "key authorization" is the public answer to an ACME challenge, no header.
-    let key_authorization =
-        |index: usize| words[index] == "authorization" && index > 0 && words[index - 1] == "key";
-    let named =
-        words.iter().enumerate().any(|(index, word)| {
-            SENSITIVE_WORDS.contains(&word.as_str()) && !key_authorization(index)
-        }) || words
-            .windows(2)
-            .any(|pair| SENSITIVE_PAIRS.contains(&(pair[0].as_str(), pair[1].as_str())));
-    let headed_elsewhere = words.len() > 1
-        && words
-            .last()
-            .is_some_and(|last| HEAD_NOUNS.contains(&last.as_str()));
+    let [.., before, last] = words.as_slice() else {
+        return words
+            .first()
+            .is_some_and(|only| SENSITIVE_WORDS.contains(&only.as_str()));
+    };
+    let key_authorization = before == "key" && last == "authorization";
+    let named = (SENSITIVE_WORDS.contains(&last.as_str()) && !key_authorization)
+        || SENSITIVE_PAIRS.contains(&(before.as_str(), last.as_str()));
     named
-        && !headed_elsewhere
         && !words
             .iter()
             .any(|word| DESCRIPTIVE_WORDS.contains(&word.as_str()))
