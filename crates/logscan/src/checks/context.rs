@@ -84,8 +84,9 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
             continue;
         }
         if takes_values(source.language, literal, body)
-            || names_a_path(trimmed)
+            || (names_a_place(trimmed) && !in_a_handler(scan, call))
             || in_a_handling_block(scan, call)
+            || hands_on_next(source, call)
         {
             continue;
         }
@@ -100,10 +101,40 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
     }
 }
 
-/// Whether a message names a file or a path (`"Couldn't find ~/.zephyr.subs!"`): that is
-/// the context an operator acts on.
-fn names_a_path(message: &str) -> bool {
-    message.contains('/') || message.contains('~') || message.contains('\\')
+/// Whether a message names a file, a path or a thing of the code (`"Couldn't find
+/// ~/.zephyr.subs!"`, `"Unexpected event did_read_rssi"`, `"bad cacheEntry"`): outside a
+/// caught error's handler, that is the context an operator acts on.
+fn names_a_place(message: &str) -> bool {
+    let code_name = |word: &str| {
+        let inner = word.trim_matches(|c: char| !c.is_alphanumeric());
+        inner.contains('_')
+            || inner.contains("::")
+            || inner
+                .chars()
+                .zip(inner.chars().skip(1))
+                .any(|(before, after)| before.is_lowercase() && after.is_uppercase())
+    };
+    message.contains(['/', '~', '\\']) || message.split_whitespace().any(code_name)
+}
+
+/// Whether the statement right after `call` (on its line or the next two) hands an error on
+/// (`error!("signature verification failed!"); return Err(…)`): the failure travels with it.
+fn hands_on_next(source: &crate::source::Source<'_>, call: &Call) -> bool {
+    let line = source.line_index(call.args.end);
+    let starts = source.line_starts();
+    let end = starts.get(line + 3).copied().unwrap_or(source.text.len());
+    let after = call.args.end..end;
+    HANDS_ON
+        .find_iter(&source.text[after.clone()])
+        .any(|found| source.is_code(after.start + found.start()))
+}
+
+/// Whether `call` stands in a caught error's handler: there the context missing is the error,
+/// whatever place the message names (`"Error running spider_closed_callback"`).
+fn in_a_handler(scan: &Scan<'_>, call: &Call) -> bool {
+    scan.blocks()
+        .iter()
+        .any(|block| block.range.contains(&call.start))
 }
 
 /// Whether `call` stands in a caught error's handler that deals with the error beyond it:

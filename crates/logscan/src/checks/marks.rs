@@ -29,8 +29,9 @@ static SELF_DOCUMENTING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\s*[A-Za-z_][\w.]*\s*=\s*(?:![rsa])?(?::[^{}]*)?\}")
         .expect("constant pattern compiles")
 });
-/// What may stand between a label and its value: `x = `, `x: `, `x=%r, y=%r`.
-const LABEL_MARKS: &str = " =:,\\t";
+/// What may stand between a label and its value: `x = `, `x: `, `x=%r, y=%r`, and the
+/// backslash of an escape (`"x=%r\\n"`).
+const LABEL_MARKS: &str = " =:,\\";
 /// How many words a message of labels may have: `config error: {error}`.
 const MAX_LABEL_WORDS: usize = 4;
 /// A word marked as a label: `x =`, `x:`.

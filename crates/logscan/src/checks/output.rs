@@ -24,7 +24,7 @@ static PROTOCOL_LINE: LazyLock<Regex> = LazyLock::new(|| {
 /// A function or method definition, its name in group `name`.
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:async[ \t]+)?(?:def|fn)[ \t]+(?P<name>\w+)",
+        r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+|export[ \t]+)?(?:async[ \t]+)?(?:def|fn|function|func(?:[ \t]*\([^)\n]*\))?)[ \t]+(?P<name>\w+)",
     )
     .expect("constant pattern compiles")
 });
@@ -46,7 +46,7 @@ static OUTPUT_SWITCH: LazyLock<Regex> = LazyLock::new(|| {
 /// How far above a print its debug switch may be, in lines.
 const MAX_LINES_UNDER_SWITCH: usize = 20;
 /// How the names of functions that print for their caller begin.
-const PRINTING_NAMES: [&str; 5] = ["print", "pprint", "show", "display", "dump"];
+const PRINTING_NAMES: [&str; 6] = ["print", "pprint", "pretty", "show", "display", "dump"];
 
 /// Whether the print `call` writes output someone asked for rather than debugging.
 pub(super) fn is_output(
@@ -107,10 +107,11 @@ fn switch_above<'s>(source: &'s Source<'_>, at: usize) -> Option<&'s str> {
         .map(|(_, header)| header)
 }
 
-/// The bodies of the Python and Rust functions of `source` named for printing, merged where
-/// they nest or touch, in order.
+/// The bodies of the functions and methods of `source` named for printing (Python's and
+/// Rust's, Go's `func (e *Entry) PrettyPrint()`, JavaScript's `function printTree(`), merged
+/// where they nest or touch, in order.
 pub(super) fn printing_functions(source: &Source<'_>) -> Vec<Range<usize>> {
-    if !matches!(source.language, Language::Python | Language::Rust) {
+    if source.language == Language::Java {
         return Vec::new();
     }
     let suite_ends = match source.language {

@@ -44,6 +44,22 @@ static LABELLED_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant pattern compiles")
 });
 
+/// A message saying the secret is not there (`"userinfo does not have username or email %s"`,
+/// `"no password for %s"`): its label names what is missing, not the value shown.
+static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:no|not|without|missing|lacks?|none)\b[^.;:,]{0,40}$")
+        .expect("constant pattern compiles")
+});
+/// A format placeholder: `{}`, `{:?}`, `%s`, `%r`.
+static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{[^{}]*\}|%[-+# 0-9.]*[a-zA-Z]").expect("constant pattern compiles")
+});
+/// The word right before a placeholder: what the message calls the value it shows.
+static PLACEHOLDER_NOUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(\w+)[\s:=]*(?:\{[^{}]*\}|%[-+# 0-9.]*[a-zA-Z])")
+        .expect("constant pattern compiles")
+});
+
 /// Words of code that deals with credentials. A file with none of them that says `token`
 /// means something else by it: mio's event `Token`, a server's slot token, a parser's tokens,
 /// a QUIC path challenge (whose file speaks of authenticated packets and crypto sessions, which
@@ -139,6 +155,7 @@ fn mention(
     if names.iter().any(|name| is_redacting(&name.value))
         || bodies.iter().any(|body| is_mask(body))
         || repeats_a_mask(source, call)
+        || shows_descriptors(&bodies)
     {
         return None;
     }
@@ -162,6 +179,7 @@ fn mention(
                 LABELLED_PLACEHOLDER
                     .captures(body)
                     .and_then(|captures| captures.name("label"))
+                    .filter(|label| !NEGATED.is_match(&body[..label.start()]))
                     .map(|label| label.as_str().to_owned())
                     .filter(|label| shown(label) && !answered(label, &names))
                     .filter(|label| {
@@ -197,6 +215,21 @@ fn answered(label: &str, names: &[crate::names::Name]) -> bool {
     names.iter().any(|name| {
         !is_sensitive(&name.value) && super::words::split_words(&name.path).contains(&word)
     })
+}
+
+/// Whether every placeholder of the messages is called a descriptor by the word before it
+/// (`"Authorization status {:?}"`, `"token length %d"`): the values shown describe a secret.
+fn shows_descriptors(bodies: &[&str]) -> bool {
+    let placeholders: usize = bodies
+        .iter()
+        .map(|body| PLACEHOLDER.find_iter(body).count())
+        .sum();
+    let described = bodies
+        .iter()
+        .flat_map(|body| PLACEHOLDER_NOUN.captures_iter(body))
+        .filter(|captures| super::words::describes_a_value(&captures[1].to_ascii_lowercase()))
+        .count();
+    placeholders > 0 && described == placeholders
 }
 
 /// Whether a literal masks what it stands beside: `"***"`, `"…"`, `"xxxx"`.
@@ -247,6 +280,13 @@ fn is_position_token(name: &str) -> bool {
                         | "prev"
                         | "previous"
                         | "batch"
+                        | "acquire"
+                        | "lock"
+                        | "lease"
+                        | "semaphore"
+                        | "permit"
+                        | "inbox"
+                        | "reply"
                         | "next"
                         | "continuation"
                         | "page"

@@ -149,6 +149,11 @@ pub(super) fn is_sensitive(name: &str) -> bool {
             .any(|word| DESCRIPTIVE_WORDS.contains(&word.as_str()))
 }
 
+/// Whether `word` is one that describes a value rather than holds it (`status`, `length`).
+pub(super) fn describes_a_value(word: &str) -> bool {
+    DESCRIPTIVE_WORDS.contains(&word)
+}
+
 /// Words that make a name a verdict or a measure: `valid_resource_owner`, `token_count`.
 const VERDICT_WORDS: &[&str] = &[
     "valid", "invalid", "is", "has", "verified", "enabled", "required", "count", "length", "len",
