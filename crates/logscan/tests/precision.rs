@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 use logscan::{Bounds, Language, SourceFile, analysis_types, analyze};
 use serde_json::Value;
 
-const SETS: [&str; 9] = [
+const SETS: [&str; 10] = [
     "tuning", "heldout", "fresh", "unseen", "blind", "blind2", "blind3", "blind4", "blind5",
+    "blind6",
 ];
 /// The lowest precision and recall each rule may have on each set, in percent: what it had
 /// when the floor was set, rounded down (docs/analyzer.md has the figures). Recall is over the
@@ -50,14 +51,18 @@ const FLOORS: &[(&str, &str, usize, usize)] = &[
     ("blind3", "print-debugging", 100, 100),
     ("blind3", "sensitive-data-in-logs", 87, 97),
     ("blind3", "wrong-level-for-caught-error", 13, 100),
-    ("blind4", "log-without-context", 33, 100),
+    ("blind4", "log-without-context", 36, 100),
     ("blind4", "print-debugging", 83, 45),
     ("blind4", "sensitive-data-in-logs", 80, 92),
     ("blind4", "wrong-level-for-caught-error", 12, 100),
-    ("blind5", "log-without-context", 25, 100),
-    ("blind5", "print-debugging", 42, 100),
-    ("blind5", "sensitive-data-in-logs", 37, 100),
+    ("blind5", "log-without-context", 100, 100),
+    ("blind5", "print-debugging", 100, 100),
+    ("blind5", "sensitive-data-in-logs", 54, 100),
     ("blind5", "wrong-level-for-caught-error", 14, 100),
+    ("blind6", "log-without-context", 52, 100),
+    ("blind6", "print-debugging", 82, 100),
+    ("blind6", "sensitive-data-in-logs", 59, 100),
+    ("blind6", "wrong-level-for-caught-error", 15, 100),
 ];
 const VERDICTS: &str = "verdicts.json";
 
