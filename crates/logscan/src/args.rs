@@ -24,11 +24,12 @@ static RUST_INLINE_ARG: LazyLock<Regex> = LazyLock::new(|| {
 static WHOLE_KEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$").expect("constant pattern compiles")
 });
-/// A format placeholder of any of the supported languages.
-static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"%\(\w+\)[a-zA-Z]|%[-+# 0-9.*]*[a-zA-Z]|\{[^{}]*\}")
-        .expect("constant pattern compiles")
-});
+/// A format placeholder of any of the supported languages: `%s`, `%(name)r`, `%-20s`, `{}`,
+/// `{v:?}`. The checks that read a message's placeholders share it.
+pub(crate) const PLACEHOLDER_PATTERN: &str = r"%\(\w+\)[a-zA-Z]|%[-+# 0-9.*]*[a-zA-Z]|\{[^{}]*\}";
+/// [`PLACEHOLDER_PATTERN`], compiled.
+pub(crate) static PLACEHOLDER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(PLACEHOLDER_PATTERN).expect("constant pattern compiles"));
 
 /// The names the arguments in `args` mention: paths in code, the expressions interpolated
 /// into strings, and strings that are a bare key used as one: followed by its value

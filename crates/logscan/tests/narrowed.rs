@@ -4,10 +4,7 @@
 //! stay silent, and the true form beside it must still be reported.
 
 mod common;
-mod quiet;
-
-use common::findings;
-use quiet::reported;
+mod forms;
 
 const SENSITIVE: &str = "sensitive-data-in-logs";
 const PRINT: &str = "print-debugging";
@@ -132,18 +129,4 @@ const STILL_REPORTED: &[(&str, &str, &str, u32)] = &[
     ),
 ];
 
-#[test]
-fn near_misses_of_the_narrowed_rules_are_not_reported() {
-    let reported = reported(QUIET);
-    assert!(reported.is_empty(), "{}", reported.join("\n"));
-}
-
-#[test]
-fn the_true_forms_beside_them_are_still_reported() {
-    let missed: Vec<String> = STILL_REPORTED
-        .iter()
-        .filter(|&&(path, code, rule, line)| findings(path, code) != [(rule.to_owned(), line)])
-        .map(|&(path, code, _, _)| format!("{path}: {:?}", findings(path, code)))
-        .collect();
-    assert!(missed.is_empty(), "{}", missed.join("\n"));
-}
+forms::near_misses_and_true_forms!(QUIET, STILL_REPORTED);

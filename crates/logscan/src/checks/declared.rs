@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::args::PLACEHOLDER;
 use crate::source::Source;
 
 /// The types of a path or a number, as a declaration writes them after the name (Rust,
@@ -40,11 +41,6 @@ static GO_TYPED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// After a name that starts its line, a number assigned: `API_KEY = 18`.
 static NUMBER_ASSIGNED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*=\s*-?\d+\s*(?:#.*)?$").expect("constant pattern compiles"));
-/// Any placeholder, to read each one of a message.
-static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"%\(\w+\)[a-zA-Z]|%[-+# 0-9.*]*[a-zA-Z]|\{[^{}]*\}")
-        .expect("constant pattern compiles")
-});
 /// A numeric placeholder: printf's conversions and Rust's or Python's format specs.
 static NUMERIC_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:%[-+# 0-9.]*[diouxXeEfFgG]|\{[^{}:]*:[^{}]*[xXobeEdf]\})$")

@@ -12,7 +12,7 @@ use regex::Regex;
 
 use super::Scan;
 use super::output::behind_debug_switch;
-use crate::args::{literal_bodies, mentioned_names};
+use crate::args::{PLACEHOLDER, literal_bodies, mentioned_names};
 use crate::calls::Call;
 use crate::source::Source;
 
@@ -37,11 +37,6 @@ const MAX_LABEL_WORDS: usize = 4;
 /// A word marked as a label: `x =`, `x:`.
 static LABELLED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(\w+)\s*[=:]").expect("constant pattern compiles"));
-/// A format placeholder or field: `{}`, `{v:?}`, `%s`, `%(name)r`, `%-20s`.
-static PLACEHOLDERS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\{[^{}]*\}|%\(\w+\)[a-zA-Z]|%[-+# 0-9.]*[a-zA-Z]")
-        .expect("constant pattern compiles")
-});
 /// A comment just above a print that says it is there to debug, or is to go (`# TODO remove`);
 /// a `TODO` about something else (`// TODO: tmux popup for Nu`) says nothing of the print.
 static DEBUG_COMMENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -136,7 +131,7 @@ fn shows_named_value(source: &Source<'_>, call: &Call) -> bool {
     // Braced fields and placeholders are values, not labels: `{v:?}` labels nothing.
     let text = labels
         .iter()
-        .map(|body| PLACEHOLDERS.replace_all(body, " "))
+        .map(|body| PLACEHOLDER.replace_all(body, " "))
         .collect::<Vec<_>>()
         .join(" ");
     let words: Vec<&str> = text

@@ -15,6 +15,7 @@ mod sensitive;
 mod suppress;
 #[cfg(test)]
 pub(crate) mod testing;
+mod tokens;
 mod words;
 
 use std::cell::{OnceCell, RefCell};

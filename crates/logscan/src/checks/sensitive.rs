@@ -17,10 +17,11 @@ use regex::Regex;
 
 use super::declared::{declared_not_text, formats_numbers};
 use super::role::Role;
+use super::tokens::{is_bare_token, is_lexical, is_position_token, kind_of_token};
 use super::words::{describes, is_error_value, is_personal, is_redacting, is_sensitive};
 use super::{Scan, flow};
 use crate::Severity;
-use crate::args::{literal_bodies, mentioned_names};
+use crate::args::{PLACEHOLDER, PLACEHOLDER_PATTERN, literal_bodies, mentioned_names};
 use crate::bounds::Kept;
 use crate::calls::{Call, CallKind};
 use crate::catalog::SENSITIVE_DATA;
@@ -50,13 +51,9 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:no|not|without|missing|lacks?|none)\b[^.;:,]{0,40}$")
         .expect("constant pattern compiles")
 });
-/// A format placeholder: `{}`, `{:?}`, `%s`, `%r`.
-static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\{[^{}]*\}|%[-+# 0-9.]*[a-zA-Z]").expect("constant pattern compiles")
-});
 /// The word right before a placeholder: what the message calls the value it shows.
 static PLACEHOLDER_NOUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(\w+)[\s:=]*(?:\{[^{}]*\}|%[-+# 0-9.]*[a-zA-Z])")
+    Regex::new(&format!(r"(\w+)[\s:=]*(?:{PLACEHOLDER_PATTERN})"))
         .expect("constant pattern compiles")
 });
 
@@ -155,7 +152,6 @@ fn mention(
     if names.iter().any(|name| is_redacting(&name.value))
         || bodies.iter().any(|body| is_mask(body))
         || repeats_a_mask(source, call)
-        || shows_descriptors(&bodies)
     {
         return None;
     }
@@ -191,18 +187,21 @@ fn mention(
             })
         });
     let callee = &call.callee;
-    if let Some(name) = named {
-        return Some(format!(
-            "`{callee}` logs `{name}`, which looks like a secret or personal data"
-        ));
-    }
-    flow::held(source, call, &names, stores).map(|(container, store)| {
-        format!(
-            "`{callee}` logs `{container}`, which holds `{}` (stored at line {})",
-            store.key,
-            source.line_index(store.at) + 1
-        )
-    })
+    let message = match named {
+        Some(name) => {
+            format!("`{callee}` logs `{name}`, which looks like a secret or personal data")
+        }
+        None => {
+            let (container, store) = flow::held(source, call, &names, stores)?;
+            format!(
+                "`{callee}` logs `{container}`, which holds `{}` (stored at line {})",
+                store.key,
+                source.line_index(store.at) + 1
+            )
+        }
+    };
+    // Read last, for the few calls that get this far.
+    (!shows_descriptors(&bodies)).then_some(message)
 }
 
 /// Whether a value the call names was already judged for the label's word, and not found a
@@ -248,81 +247,6 @@ fn repeats_a_mask(source: &Source<'_>, call: &Call) -> bool {
                 .trim_start()
                 .starts_with('*')
     })
-}
-
-/// Whether `name` is just `token` or `tokens`, with no word saying which kind.
-fn is_bare_token(name: &str) -> bool {
-    matches!(super::words::split_words(name).as_slice(), [word] if word == "token" || word == "tokens")
-}
-
-/// Whether `name` says which kind of token it is: `resetToken`, `access_token`.
-fn kind_of_token(name: &str) -> bool {
-    let words = super::words::split_words(name);
-    words.len() > 1 && words.iter().any(|word| word == "token" || word == "tokens")
-}
-
-/// Whether `name` is a token that marks a position or a request, not a credential: a
-/// paginator's `starting_token`, `next_token`, `continuation_token`, a `cancel_token`, a
-/// partitioner's `first_token` or `token_range`, a map from tokens (`token_to_host_owner`).
-fn is_position_token(name: &str) -> bool {
-    let words = super::words::split_words(name);
-    let token = |word: &String| word == "token" || word == "tokens";
-    let mapped = words
-        .windows(2)
-        .any(|pair| token(&pair[0]) && pair[1] == "to");
-    words.iter().any(token)
-        && (mapped
-            || words.iter().any(|word| {
-                matches!(
-                    word.as_str(),
-                    "starting"
-                        | "start"
-                        | "prev"
-                        | "previous"
-                        | "batch"
-                        | "acquire"
-                        | "lock"
-                        | "lease"
-                        | "semaphore"
-                        | "permit"
-                        | "inbox"
-                        | "reply"
-                        | "next"
-                        | "continuation"
-                        | "page"
-                        | "pagination"
-                        | "cursor"
-                        | "cancel"
-                        | "cancellation"
-                        | "resume"
-                        | "sync"
-                        | "first"
-                        | "last"
-                        | "end"
-                        | "ending"
-                        | "lower"
-                        | "upper"
-                        | "range"
-                        | "ranges"
-                        | "ring"
-                        | "partition"
-                        | "partitioner"
-                        | "replica"
-                        | "replicas"
-                        | "tablet"
-                        | "vnode"
-                )
-            }))
-}
-
-/// Whether the only sensitive word of `name` is `token(s)`.
-fn is_lexical(name: &str) -> bool {
-    let words = super::words::split_words(name);
-    words.iter().any(|word| word == "token" || word == "tokens")
-        && !words
-            .iter()
-            .filter(|word| *word != "token" && *word != "tokens")
-            .any(|word| is_sensitive(word))
 }
 
 #[cfg(test)]
