@@ -1,14 +1,15 @@
 //! `print-debugging`: prints left in library code that look like debugging (`marks.rs`: `dbg!`,
-//! `printStackTrace()`, `print("x =", x)`, `println!("{:?}", v)`, a message opening with
-//! "debug" or "here", a print under a debug switch or a `TODO`). A library's print of a sentence
-//! or of a bare value is often its job and is not reported. Not reported either: prints in tests,
-//! examples, benchmarks and programs' entry points (their output is the point, unless the print
-//! says it is debugging: `dbg!`, "DEBUG …", a `TODO` on its line), prints the
-//! ecosystem's own suppression marks as intended, a message printed right before the program
-//! exits or aborts, an error or a warning told on stderr (its message says so, or it is in a
-//! caught error's handler that logs nothing), a wrapper that forwards its own arguments (`log(...args) {
-//! console.log(...args) }`), and a print that logs a secret (that is reported once, as
-//! sensitive data).
+//! `printStackTrace()`, a message opening with "debug" or "here", a print under a debug switch,
+//! a `TODO` saying it is to go, or a message of a few words that only labels the values printed
+//! with their own names: `print("x =", x)`, `println!("{:?}", v)`). A library's print of a
+//! sentence or of a bare value is often its job and is not reported, nor is one under an output
+//! switch (`if verbose:`). Not reported either: prints in tests, examples, benchmarks and
+//! programs' entry points (their output is the point, unless the print says it is debugging:
+//! `dbg!`, "DEBUG …", a `TODO` on its line), prints the ecosystem's own suppression marks as
+//! intended, a message printed right before the program exits or aborts, an error or a warning
+//! told on stderr (its message says so, or it is in a caught error's handler that logs
+//! nothing), a wrapper that forwards its own arguments (`log(...args) { console.log(...args)
+//! }`), and a print that logs a secret (that is reported once, as sensitive data).
 
 use std::sync::LazyLock;
 

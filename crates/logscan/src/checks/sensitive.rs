@@ -1,13 +1,17 @@
 //! `sensitive-data-in-logs`: a log or print call whose arguments carry a secret or personal
-//! data, by name (`password`, `user.email`, `apiKey`), as a field key (`"token", t`), behind a
-//! labelled placeholder (`"password={}"`), or inside a container a secret was stored in just
-//! before (`headers["Authorization"] = …` then `log.debug("%s", headers)`: `flow`). Words
-//! inside a message are not data, and neither are a value's size, type, kind or a slice of it
-//! (`len(tokens)`, `token.kind`, `token[:4] + "***"`), nor, in a lexer or parser or in code
-//! that never speaks of credentials, its tokens, nor a token that marks a position
-//! (`starting_token`, `next_token`, `cancel_token`) or a place on a ring (`first_token`,
-//! `token_to_host`), nor what its declaration or its placeholder says is a path or a number
-//! (`private_key: PathBuf`, `"api=%d"`), nor a program's output to the person running it.
+//! data, by a name whose last word names one (`password`, `user.email`, `resetToken`,
+//! `api_key`), as a field key (`"token", t`), behind a labelled placeholder (`"password={}"`),
+//! or inside a container a credential was stored in just before (`headers["Authorization"] =
+//! …` then `log.debug("%s", headers)`: `flow`). Words inside a message are not data, and
+//! neither are a compound named for another last word (`token_scopes`, `secret_arn`), a
+//! container looked into by a key (`api_key["id"]`), a value's size, type, kind or a slice of
+//! it (`len(tokens)`, `token.kind`, `token[:4] + "***"`), values the message calls descriptors
+//! (`"Authorization status {:?}"`), a label after a negation (`"no password for %s"`), nor, in
+//! a lexer or parser or in code that never speaks of credentials, its tokens, nor a token that
+//! marks a position, a place on a ring or a handle (`next_token`, `first_token`,
+//! `acquire_token`: `tokens.rs`), nor what its declaration or its placeholder says is a path
+//! or a number (`private_key: PathBuf`, `"api=%d"`), nor a program's output to the person
+//! running it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
