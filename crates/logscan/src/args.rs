@@ -34,8 +34,8 @@ pub(crate) static PLACEHOLDER: LazyLock<Regex> =
 /// The names the arguments in `args` mention: paths in code, the expressions interpolated
 /// into strings, and strings that are a bare key used as one: followed by its value
 /// (`zap.String("password", p)`) or looked up (`headers.get("Authorization")`). A string that
-/// is the log call's own first argument or is followed by another string is a message or a
-/// prefix (`log.info('token', 'getting list')`), not a key.
+/// is the log call's own first argument, is followed by another string or continues one is a
+/// message or a prefix (`log.info('token', 'getting list')`), not a key.
 pub(crate) fn mentioned_names(source: &Source<'_>, args: Range<usize>) -> Vec<Name> {
     let mut names: Vec<Name> = source
         .code_runs(args.clone())
@@ -43,25 +43,38 @@ pub(crate) fn mentioned_names(source: &Source<'_>, args: Range<usize>) -> Vec<Na
         .filter(|run| source.text.is_char_boundary(run.start))
         .flat_map(|run| names_in(&source.text[run]))
         .collect();
+    let mut previous_end = None;
     for literal in source.literals_in(args.clone()) {
         let body = &source.text[literal.body.clone()];
         for expression in interpolations(source.language, literal.kind, body) {
             names.extend(names_in(expression));
         }
-        if WHOLE_KEY.is_match(body) && used_as_key(source, &args, literal) {
+        if WHOLE_KEY.is_match(body) && used_as_key(source, &args, literal, previous_end) {
             names.push(Name {
                 path: body.to_owned(),
                 value: body.to_owned(),
             });
         }
+        previous_end = Some(literal.span.end);
     }
     names
 }
 
-/// Whether a key-like literal is a key: followed by a value, or looked up.
-fn used_as_key(source: &Source<'_>, args: &Range<usize>, literal: &Literal) -> bool {
+/// Whether a key-like literal is a key: followed by a value, or looked up. A literal that
+/// continues the one before it (`'missing username and/or ' 'password', mechanism`, `"… " +
+/// "password", x`) ends a message, and is no key.
+fn used_as_key(
+    source: &Source<'_>,
+    args: &Range<usize>,
+    literal: &Literal,
+    previous_end: Option<usize>,
+) -> bool {
     let text = source.text;
     let before = text[args.start..literal.span.start].trim_end();
+    let continues = before.ends_with('+') || previous_end == Some(args.start + before.len());
+    if continues {
+        return false;
+    }
     let looked_up = before.ends_with('[') || (before.ends_with('(') && before.len() > 1);
     let after = text[literal.span.end..args.end].trim_start();
     let valued = after

@@ -1,7 +1,8 @@
 //! The values a piece of code passes on, as dotted paths (`user.email`, `self.token`,
 //! `token.kind`), with what is known about how each is shown: a path read through a function
 //! that reveals only its size or type (`len(tokens)`, `typeof token`), or sliced
-//! (`token[:4]`, `&key[..4]`), shows none of its value and is left out.
+//! (`token[:4]`, `&key[..4]`), shows none of its value and is left out, as is a member of an
+//! enumeration of kinds (`Channel.EMAIL`).
 
 use std::sync::LazyLock;
 
@@ -74,7 +75,7 @@ pub(crate) fn names_in(code: &str) -> Vec<Name> {
             .map(str::trim)
             .filter(|component| !component.is_empty())
             .collect();
-        if looked_up_by_key(&components, after) {
+        if looked_up_by_key(&components, after) || enum_member(&components, after) {
             continue;
         }
         let value = components
@@ -117,6 +118,22 @@ fn condition_only(before: &str, after: &str) -> bool {
 fn looked_up_by_key(components: &[&str], after: &str) -> bool {
     let rest = after.trim();
     rest == "[" || (rest == "(" && components.len() > 1 && components.last() == Some(&"get"))
+}
+
+/// Whether the path is a member of an enumeration of kinds (`PingramChannel.EMAIL`,
+/// `AuthType.PASSWORD`): a one-word capital constant of a type, which names a kind, not a
+/// value. As an index (`targets[Category.EMAIL]`) it says what the item looked up holds.
+fn enum_member(components: &[&str], after: &str) -> bool {
+    let [.., kind, member] = components else {
+        return false;
+    };
+    let capital = member.len() > 1
+        && member
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    let type_name = kind.starts_with(|c: char| c.is_ascii_uppercase())
+        && kind.chars().any(|c| c.is_ascii_lowercase());
+    capital && type_name && !after.starts_with(']')
 }
 
 /// Whether the code after a path slices it: `[:4]`, `[..4]`, `[0:8]`, `.slice(0, 4)`.

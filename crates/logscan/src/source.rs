@@ -136,6 +136,12 @@ impl<'a> Source<'a> {
         start..end
     }
 
+    /// How far the line `offset` is on is indented: the bytes of its leading whitespace.
+    pub(crate) fn indent(&self, offset: usize) -> usize {
+        let line = &self.text[self.line_bounds(offset)];
+        line.len() - line.trim_start().len()
+    }
+
     /// A built-in finding at `offset`: the rule id is the analysis type id.
     pub(crate) fn finding(
         &self,

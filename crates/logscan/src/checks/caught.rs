@@ -139,7 +139,7 @@ pub(super) fn wrong_level(scan: &Scan<'_>, call: &Call, blocks: &[Block]) -> boo
     !on_purpose
 }
 
-/// Whether the call just before `call`, in the same handler and starting at most two lines
+/// Whether the call just before `call`, in the same handler and ending at most two lines
 /// above it, told the failure at info or above, so that the debug line only adds its details:
 /// `logger.warning("Unable to change owner")` then `logger.debug("Error was: %s", e)`.
 fn details_a_told_failure(scan: &Scan<'_>, call: &Call, block: &Block) -> bool {
@@ -149,7 +149,7 @@ fn details_a_told_failure(scan: &Scan<'_>, call: &Call, block: &Block) -> bool {
     };
     let source = &scan.source;
     block.range.contains(&previous.start)
-        && source.line_index(previous.start) + 1 >= source.line_index(call.start).saturating_sub(1)
+        && source.line_index(previous.args.end) + 2 >= source.line_index(call.start)
         && matches!(
             previous.kind,
             CallKind::Log(Level::Info | Level::Warn | Level::Error)

@@ -16,9 +16,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Scan;
+use super::output::behind_debug_switch;
 use super::role::Role;
+use super::words::is_error_value;
 use crate::Severity;
-use crate::args::{sole_literal, takes_values};
+use crate::args::{mentioned_names, sole_literal, takes_values};
 use crate::bounds::Kept;
 use crate::calls::{Call, CallKind, Level};
 use crate::catalog::LOG_WITHOUT_CONTEXT;
@@ -42,10 +44,14 @@ static GENERIC_FAILURE: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("constant pattern compiles")
 });
-/// A statement that hands an error on: `raise`, `throw`, `panic!`, `return Err(…)`.
+/// A statement that hands an error on: `raise`, `throw`, `panic!`, `return Err(…)`, `break
+/// Err(…)`, Go's `return fmt.Errorf(…)`, `return errors.New(…)`, `return nil, err`.
 static HANDS_ON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)(?:raise|throw|panic!|return\s+Err)(?-u:\b)")
-        .expect("constant pattern compiles")
+    Regex::new(concat!(
+        r"(?m)(?-u:\b)(?:(?:raise|throw|panic!|(?:return|break)\s+Err)(?-u:\b)|",
+        r"return\s+(?:fmt\.Errorf|errors\.\w+)\(|return\s+(?:\w+,\s*)*err\s*$)",
+    ))
+    .expect("constant pattern compiles")
 });
 /// Rust functions whose body runs in a span that carries their arguments.
 static INSTRUMENTED: LazyLock<Regex> = LazyLock::new(|| {
@@ -86,7 +92,8 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
         if takes_values(source.language, literal, body)
             || (names_a_place(trimmed) && !in_a_handler(scan, call))
             || in_a_handling_block(scan, call)
-            || hands_on_next(source, call)
+            || hands_on_next(scan, call)
+            || behind_debug_switch(source, call.start)
         {
             continue;
         }
@@ -117,16 +124,30 @@ fn names_a_place(message: &str) -> bool {
     message.contains(['/', '~', '\\']) || message.split_whitespace().any(code_name)
 }
 
-/// Whether the statement right after `call` (on its line or the next two) hands an error on
-/// (`error!("signature verification failed!"); return Err(…)`): the failure travels with it.
-fn hands_on_next(source: &crate::source::Source<'_>, call: &Call) -> bool {
+/// Whether the statements right after `call` (on its line or the next two) hand an error on
+/// (`error!("signature verification failed!"); return Err(…)`), or the next line of its block
+/// logs the error (`warning("XMPP send failed.")` then `debug("XMPP Exception: %s", e)`): the
+/// failure travels with them, and the line is their headline.
+fn hands_on_next(scan: &Scan<'_>, call: &Call) -> bool {
+    let source = &scan.source;
     let line = source.line_index(call.args.end);
     let starts = source.line_starts();
     let end = starts.get(line + 3).copied().unwrap_or(source.text.len());
     let after = call.args.end..end;
-    HANDS_ON
+    let hands_on = HANDS_ON
         .find_iter(&source.text[after.clone()])
-        .any(|found| source.is_code(after.start + found.start()))
+        .any(|found| source.is_code(after.start + found.start()));
+    let next_line = starts.get(line + 1).copied().unwrap_or(source.text.len())
+        ..starts.get(line + 2).copied().unwrap_or(source.text.len());
+    hands_on
+        || scan.calls.iter().any(|next| {
+            next_line.contains(&next.start)
+                && matches!(next.kind, CallKind::Log(_))
+                && source.indent(next.start) == source.indent(call.start)
+                && mentioned_names(source, next.args.clone())
+                    .iter()
+                    .any(|name| is_error_value(&name.value))
+        })
 }
 
 /// Whether `call` stands in a caught error's handler: there the context missing is the error,

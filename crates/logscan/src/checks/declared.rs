@@ -70,6 +70,47 @@ pub(super) fn declared_not_text(source: &Source<'_>, name: &str) -> bool {
     })
 }
 
+/// How many lines above a log call its block is read for what it sets a name to.
+const SET_WINDOW_LINES: usize = 12;
+
+/// Whether the code at `at` stands in a block entered when `path` is unset (`if password is
+/// None:`, `if not token:`, `if password == "" {`) and every assignment to it there, above
+/// `at`, sets a constant, of which there is one (`password = 'password'`, then
+/// `log.debug("password=%s", password)`): the value shown is the code's own default, no one's
+/// secret. After such a block the name may hold either, and is read as a secret.
+pub(super) fn set_to_constant(source: &Source<'_>, path: &str, at: usize) -> bool {
+    let name = regex::escape(path);
+    let (Ok(assignment), Ok(unset)) = (
+        Regex::new(&format!(
+            r"^\s*(?:let\s+(?:mut\s+)?)?{name}\s*(?::\s*[\w&']+\s*)?(?::=|=)([^=].*)$"
+        )),
+        Regex::new(&format!(
+            r#"\bif\s*\(?\s*(?:not\s+{name}\b|!\s*{name}\b|{name}\s*(?:is\s+None\b|===?\s*(?:None|nil|null|undefined|""|'')))"#
+        )),
+    ) else {
+        return false;
+    };
+    let starts = source.line_starts();
+    let line = source.line_index(at);
+    let own = source.indent(at);
+    let mut values = Vec::new();
+    for index in (line.saturating_sub(SET_WINDOW_LINES)..line).rev() {
+        let text = &source.text[source.line_bounds(starts[index])];
+        if text.trim().is_empty() {
+            continue;
+        }
+        if source.indent(starts[index]) < own {
+            return unset.is_match(text)
+                && !values.is_empty()
+                && values.into_iter().all(super::flow::is_constant);
+        }
+        if let Some(captures) = assignment.captures(text) {
+            values.push(captures.get(1).map_or("", |value| value.as_str()));
+        }
+    }
+    false
+}
+
 /// Whether the placeholders of a call's strings format numbers only (and there is at least
 /// one): `"Unable to find ResponseType for api=%d version=%d"`.
 pub(super) fn formats_numbers(bodies: &[&str]) -> bool {

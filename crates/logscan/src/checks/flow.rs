@@ -125,7 +125,11 @@ pub(super) fn stores(scan: &Scan<'_>) -> Vec<Store> {
                 |value| value.start(),
             );
             let value = &source.text[bounds.start + value_start..bounds.end];
-            if is_sensitive(&key) && !names_a_token(&key) && !is_constant(value) {
+            if is_sensitive(&key)
+                && !names_a_token(&key)
+                && !is_constant(value)
+                && !MASKED.is_match(value)
+            {
                 found.push(Store {
                     container: container.as_str().to_owned(),
                     key,
@@ -145,9 +149,19 @@ fn names_a_token(key: &str) -> bool {
     split_words(key).last().is_some_and(|word| word == "token")
 }
 
+/// A value masked where it is stored: a repeated mask character or a slice of the secret
+/// (`"*" * 36 + self._api_key[-4:]`, `&key[..4]`).
+static MASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"["'][*xX#•]["']\s*\*|"#,
+        r"\[\s*-?\d+\s*(?::|\.\.=?)\s*-?\d*\s*\]|\[\s*(?::|\.\.=?)\s*-?\d+\s*\]",
+    ))
+    .expect("constant pattern compiles")
+});
+
 /// Whether what a store assigns is a constant (`kwargs["passwd"] = "<hidden>"`,
 /// `opts["keep_acl_in_token"] = False`): a literal alone replaces the secret, it holds none.
-fn is_constant(assigned: &str) -> bool {
+pub(super) fn is_constant(assigned: &str) -> bool {
     let value = assigned.trim().trim_end_matches([';', ')', ',']).trim();
     let quoted = [('"', '"'), ('\'', '\'')].iter().any(|&(open, close)| {
         value.len() >= 2
@@ -234,14 +248,12 @@ pub(super) fn held<'s>(
 
 /// Whether no function starts, at the store's indentation or less, between its two ends.
 fn same_function(source: &Source<'_>, span: Range<usize>) -> bool {
-    let indent = |line: &str| line.len() - line.trim_start().len();
-    let store_line = &source.text[source.line_bounds(span.start)];
-    let store_indent = indent(store_line);
+    let store_indent = source.indent(span.start);
     let first = source.line_index(span.start) + 1;
     let last = source.line_index(span.end);
     (first..last).all(|index| {
         let start = source.line_starts()[index];
         let line = &source.text[source.line_bounds(start)];
-        !(DEFINITION.is_match(line) && indent(line) <= store_indent)
+        !(DEFINITION.is_match(line) && source.indent(start) <= store_indent)
     })
 }

@@ -97,9 +97,9 @@ fn switch_above<'s>(source: &'s Source<'_>, at: usize) -> Option<&'s str> {
     let line = source.line_index(at);
     let indent = |index: usize| {
         let text = &source.text[source.line_bounds(starts[index])];
-        (text.len() - text.trim_start().len(), text.trim())
+        (source.indent(starts[index]), text.trim())
     };
-    let (own, _) = indent(line);
+    let own = source.indent(at);
     (line.saturating_sub(MAX_LINES_UNDER_SWITCH)..line)
         .rev()
         .map(indent)

@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::declared::{declared_not_text, formats_numbers};
+use super::declared::{declared_not_text, formats_numbers, set_to_constant};
 use super::role::Role;
 use super::tokens::{is_bare_token, is_lexical, is_position_token, kind_of_token};
 use super::words::{describes, is_error_value, is_personal, is_redacting, is_sensitive};
@@ -47,6 +47,12 @@ static LABELLED_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
         r"\s*[=:]?\s*(?:bearer\s+)?(?:\{\d*(?::[^{}]*)?\}|%[-+# 0-9.]*[a-zA-Z])",
     ))
     .expect("constant pattern compiles")
+});
+
+/// A placeholder joined to the one before it by `/` or `.` (`"Saving secret %s/%s"`, `"token
+/// {}.{}"`): together they name a place, a path or a key, not the secret's value.
+static JOINED_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"^[/.](?:{PLACEHOLDER_PATTERN})")).expect("constant pattern compiles")
 });
 
 /// A message saying the secret is not there (`"userinfo does not have username or email %s"`,
@@ -165,19 +171,29 @@ fn mention(
     let sensitive = |name: &str| is_sensitive(name) && !not_secret(name) && shown(name);
     let named = names
         .iter()
+        .find(|name| sensitive(&name.value) && !set_to_constant(source, &name.path, call.start))
         .map(|name| name.value.clone())
-        .find(|name| sensitive(name))
         .or_else(|| {
             // A label before a value whose name describes (`"Valid token: %s",
             // valid_resource_owner`) labels a verdict, not the secret; before an error
-            // (`"failed to refresh OAuth token: {}", e`), what failed.
-            let describing = !names.is_empty()
-                && names
-                    .iter()
-                    .all(|name| describes(&name.value) || is_error_value(&name.value));
-            bodies.iter().filter(|_| !describing).find_map(|body| {
+            // (`"failed to refresh OAuth token: {}", e`), what failed; before a value the code
+            // set to a constant just above (`password = ''`), that default. Read only once a
+            // label is found.
+            let describing = || {
+                !names.is_empty()
+                    && names.iter().all(|name| {
+                        describes(&name.value)
+                            || is_error_value(&name.value)
+                            || set_to_constant(source, &name.path, call.start)
+                    })
+            };
+            let label = bodies.iter().find_map(|body| {
                 LABELLED_PLACEHOLDER
                     .captures(body)
+                    .filter(|captures| {
+                        let end = captures.get(0).map_or(0, |whole| whole.end());
+                        !JOINED_PLACEHOLDER.is_match(&body[end..])
+                    })
                     .and_then(|captures| captures.name("label"))
                     .filter(|label| !NEGATED.is_match(&body[..label.start()]))
                     .map(|label| label.as_str().to_owned())
@@ -185,10 +201,13 @@ fn mention(
                     .filter(|label| {
                         !not_secret(label)
                             || names.iter().any(|name| {
-                                kind_of_token(&name.value) && !is_position_token(&name.value)
+                                kind_of_token(&name.value)
+                                    && is_sensitive(&name.value)
+                                    && !is_position_token(&name.value)
                             })
                     })
-            })
+            });
+            label.filter(|_| !describing())
         });
     let callee = &call.callee;
     let message = match named {

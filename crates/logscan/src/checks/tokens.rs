@@ -18,7 +18,8 @@ pub(super) fn kind_of_token(name: &str) -> bool {
 /// Whether `name` is a token that marks a position, a request or a handle, not a credential:
 /// a paginator's `starting_token`, `next_token`, `continuation_token`, a `cancel_token`, a
 /// partitioner's `first_token` or `token_range`, a map from tokens (`token_to_host_owner`), a
-/// semaphore's `acquire_token`, a lock's or a lease's token, a reply inbox's.
+/// semaphore's `acquire_token`, a lock's, a lease's, a reservation's or a slot's token, a reply
+/// inbox's, a captcha's (`captcha_token`: a one-time proof, no account's).
 pub(super) fn is_position_token(name: &str) -> bool {
     let words = split_words(name);
     let token = |word: &String| word == "token" || word == "tokens";
@@ -42,6 +43,9 @@ pub(super) fn is_position_token(name: &str) -> bool {
                         | "permit"
                         | "inbox"
                         | "reply"
+                        | "reservation"
+                        | "slot"
+                        | "captcha"
                         | "next"
                         | "continuation"
                         | "page"

@@ -17,8 +17,16 @@ fn rust() {
 
 #[test]
 fn java() {
-    let content = "logger.error(\"Error\");\nlog.error(\"Error\", e);\nlog.info(\"Order {} shipped\", id);\nSystem.out.println(\"here\");\n";
-    assert_eq!(found(Language::Java, content), [1]);
+    let content = "log.error(\"Error\", e);\nlogger.error(\"Error\");\nlog.info(\"Order {} shipped\", id);\nSystem.out.println(\"here\");\n";
+    assert_eq!(found(Language::Java, content), [2]);
+    // A headline whose next line logs the error.
+    assert!(
+        found(
+            Language::Java,
+            "logger.error(\"Error\");\nlog.debug(\"cause\", e);\n"
+        )
+        .is_empty()
+    );
 }
 
 #[test]
@@ -36,8 +44,8 @@ fn javascript_and_typescript() {
 
 #[test]
 fn go() {
-    let content = "log.Println(\"error\")\nlog.Printf(\"sync failed: %v\", err)\nlogger.Info(\"started\", zap.Int(\"port\", p))\nslog.Error(\"boom\")\n";
-    assert_eq!(found(Language::Go, content), [1, 4]);
+    let content = "log.Printf(\"sync failed: %v\", err)\nlog.Println(\"error\")\nlogger.Info(\"started\", zap.Int(\"port\", p))\nslog.Error(\"boom\")\n";
+    assert_eq!(found(Language::Go, content), [2, 4]);
 }
 
 #[test]

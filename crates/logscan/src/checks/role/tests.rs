@@ -1,6 +1,7 @@
 //! Roles of files and regions: tests, examples, entry points, libraries.
 
-use super::{Role, role_of_path};
+use super::Role;
+use super::path::role_of_path;
 
 #[test]
 fn paths_say_what_a_file_is_for() {
@@ -33,6 +34,11 @@ fn paths_say_what_a_file_is_for() {
         ("criterion/src/report.rs", Role::Cli),
         ("scrapy/utils/display.py", Role::Cli),
         ("src/reports.rs", Role::Library),
+        ("airflow/example_dags/tutorial.py", Role::Example),
+        ("src/exampleparser/lib.rs", Role::Library),
+        ("pyocd/subcommands/info_cmd.py", Role::Cli),
+        ("steam/versions_report/__init__.py", Role::Cli),
+        ("steam/client/__init__.py", Role::Library),
     ];
     for (path, role) in cases {
         assert_eq!(role_of_path(path), role, "{path}");
