@@ -17,7 +17,9 @@
 //! a message that says no failure (`"No entry found"`, `"card declined"`) tells an expected
 //! outcome; a handler its author commented (`# best effort: a failure here is harmless`)
 //! says why it is quiet; a message about authentication the peer refused, about waiting or
-//! polling, listening or enabling something optional tells an alternative tried in turn.
+//! polling, listening or enabling something optional tells an alternative tried in turn; a
+//! debug line right after the failure was told at info or above, however many lines that call
+//! took, only adds its details.
 
 use std::sync::LazyLock;
 

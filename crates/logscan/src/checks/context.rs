@@ -6,10 +6,12 @@
 //! neighbours: `"Pool recreating"`), a short warning that names its state rather than a
 //! failure (`"Queue full"`), headings that end in `:` and blank lines, a message that only
 //! names the code it is in (`Reporter.starting()`), code inside a tracing span
-//! (`#[instrument]`), tests and examples, a message naming a path, and a line in a caught
-//! error's handler that raises or returns an error after it or tells it in another warn or
-//! error call (the details travel on). A caught error's wrong level is a debug line, so the
-//! two rules never report one call twice.
+//! (`#[instrument]`), tests and examples, a message naming a path, a line behind a debug switch
+//! (a breadcrumb), a line right before an error is raised or returned (`break Err(…)`, Go's
+//! `return fmt.Errorf(…)`) or whose next line logs the error, and a line in a caught error's
+//! handler that raises or returns an error after it or tells it in another warn or error call
+//! (the details travel on). A caught error's wrong level is a debug line, so the two rules
+//! never report one call twice.
 
 use std::sync::LazyLock;
 

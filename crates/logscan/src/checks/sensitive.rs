@@ -6,7 +6,10 @@
 //! neither are a compound named for another last word (`token_scopes`, `secret_arn`), a
 //! container looked into by a key (`api_key["id"]`), a value's size, type, kind or a slice of
 //! it (`len(tokens)`, `token.kind`, `token[:4] + "***"`), values the message calls descriptors
-//! (`"Authorization status {:?}"`), a label after a negation (`"no password for %s"`), nor, in
+//! (`"Authorization status {:?}"`), a label after a negation (`"no password for %s"`) or before
+//! a place named by two placeholders (`"secret %s/%s"`), a kind named by an enumeration
+//! (`Channel.EMAIL`), a container whose credential was masked where it was stored, the code's
+//! own default for a secret nobody gave (`if password is None: password = ''`), nor, in
 //! a lexer or parser or in code that never speaks of credentials, its tokens, nor a token that
 //! marks a position, a place on a ring or a handle (`next_token`, `first_token`,
 //! `acquire_token`: `tokens.rs`), nor what its declaration or its placeholder says is a path
