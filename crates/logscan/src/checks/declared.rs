@@ -79,17 +79,6 @@ const SET_WINDOW_LINES: usize = 12;
 /// `log.debug("password=%s", password)`): the value shown is the code's own default, no one's
 /// secret. After such a block the name may hold either, and is read as a secret.
 pub(super) fn set_to_constant(source: &Source<'_>, path: &str, at: usize) -> bool {
-    let name = regex::escape(path);
-    let (Ok(assignment), Ok(unset)) = (
-        Regex::new(&format!(
-            r"^\s*(?:let\s+(?:mut\s+)?)?{name}\s*(?::\s*[\w&']+\s*)?(?::=|=)([^=].*)$"
-        )),
-        Regex::new(&format!(
-            r#"\bif\s*\(?\s*(?:not\s+{name}\b|!\s*{name}\b|{name}\s*(?:is\s+None\b|===?\s*(?:None|nil|null|undefined|""|'')))"#
-        )),
-    ) else {
-        return false;
-    };
     let starts = source.line_starts();
     let line = source.line_index(at);
     let own = source.indent(at);
@@ -100,15 +89,69 @@ pub(super) fn set_to_constant(source: &Source<'_>, path: &str, at: usize) -> boo
             continue;
         }
         if source.indent(starts[index]) < own {
-            return unset.is_match(text)
+            return tests_unset(text, path)
                 && !values.is_empty()
                 && values.into_iter().all(super::flow::is_constant);
         }
-        if let Some(captures) = assignment.captures(text) {
-            values.push(captures.get(1).map_or("", |value| value.as_str()));
-        }
+        values.extend(assigned(text, path));
     }
     false
+}
+
+/// What a line assigns to `path`, if it does: `path = v`, `let mut path = v`, `path := v`,
+/// `path: &str = v`.
+fn assigned<'t>(line: &'t str, path: &str) -> Option<&'t str> {
+    let line = line.trim_start();
+    let line = line.strip_prefix("let ").map_or(line, |rest| {
+        let rest = rest.trim_start();
+        rest.strip_prefix("mut ").unwrap_or(rest)
+    });
+    let rest = line.strip_prefix(path)?.trim_start();
+    let rest = match rest.strip_prefix(':') {
+        Some(typed) if !typed.starts_with('=') => &typed[typed.find('=')?..],
+        Some(walrus) => walrus,
+        None => rest,
+    };
+    let value = rest.strip_prefix('=')?;
+    (!value.starts_with('=')).then_some(value)
+}
+
+/// How a condition compares a name to nothing: `password is None`, `token == nil`.
+const UNSET_TESTS: [&str; 10] = [
+    "is None",
+    "== None",
+    "== nil",
+    "== null",
+    "=== null",
+    "=== undefined",
+    "== \"\"",
+    "== ''",
+    "=== \"\"",
+    "=== ''",
+];
+
+/// Whether a block's header is entered when `path` is unset: `if password is None:`, `if not
+/// token:`, `if (!token) {`, `if password == "" {`.
+fn tests_unset(header: &str, path: &str) -> bool {
+    let Some(condition) = header.trim_start().strip_prefix("if") else {
+        return false;
+    };
+    let condition = condition.trim_start().trim_start_matches('(').trim_start();
+    let Some(rest) = condition
+        .strip_prefix("not ")
+        .or_else(|| condition.strip_prefix('!'))
+        .map(str::trim_start)
+        .and_then(|negated| negated.strip_prefix(path))
+        .or_else(|| {
+            let compared = condition.strip_prefix(path)?.trim_start();
+            UNSET_TESTS
+                .iter()
+                .find_map(|test| compared.strip_prefix(test))
+        })
+    else {
+        return false;
+    };
+    !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
 }
 
 /// Whether the placeholders of a call's strings format numbers only (and there is at least
@@ -126,7 +169,7 @@ pub(super) fn formats_numbers(bodies: &[&str]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{declared_not_text, formats_numbers};
+    use super::{assigned, declared_not_text, formats_numbers, tests_unset};
     use crate::source::Source;
     use crate::{Language, SourceFile};
 
@@ -173,5 +216,27 @@ mod tests {
         assert!(!formats_numbers(&["api=%d key=%s"]));
         assert!(!formats_numbers(&["no placeholder"]));
         assert!(!formats_numbers(&["{}"]));
+    }
+
+    #[test]
+    fn unset_tests_and_assignments() {
+        for (header, name) in [
+            ("if password is None:", "password"),
+            ("if not token:", "token"),
+            ("if (!token) {", "token"),
+            ("if token == nil {", "token"),
+            ("if (token === undefined) {", "token"),
+        ] {
+            assert!(tests_unset(header, name), "{header}");
+        }
+        assert!(!tests_unset("if password_hash is None:", "password"));
+        assert!(!tests_unset("if password:", "password"));
+        assert_eq!(
+            assigned("    let mut token = \"\";", "token"),
+            Some(" \"\";")
+        );
+        assert_eq!(assigned("password: str = ''", "password"), Some(" ''"));
+        assert_eq!(assigned("token := \"x\"", "token"), Some(" \"x\""));
+        assert_eq!(assigned("if password == '':", "password"), None);
     }
 }
