@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use logscan::{Bounds, Language, SourceFile, analysis_types, analyze};
 use serde_json::Value;
 
-const SETS: [&str; 10] = [
+const SETS: [&str; 11] = [
     "tuning", "heldout", "fresh", "unseen", "blind", "blind2", "blind3", "blind4", "blind5",
-    "blind6",
+    "blind6", "blind7",
 ];
 /// The lowest precision and recall each rule may have on each set, in percent: what it had
 /// when the floor was set, rounded down (docs/analyzer.md has the figures). Recall is over the
@@ -59,10 +59,14 @@ const FLOORS: &[(&str, &str, usize, usize)] = &[
     ("blind5", "print-debugging", 100, 100),
     ("blind5", "sensitive-data-in-logs", 54, 100),
     ("blind5", "wrong-level-for-caught-error", 14, 100),
-    ("blind6", "log-without-context", 52, 100),
-    ("blind6", "print-debugging", 82, 100),
-    ("blind6", "sensitive-data-in-logs", 59, 100),
-    ("blind6", "wrong-level-for-caught-error", 15, 100),
+    ("blind6", "log-without-context", 71, 100),
+    ("blind6", "print-debugging", 93, 100),
+    ("blind6", "sensitive-data-in-logs", 75, 100),
+    ("blind6", "wrong-level-for-caught-error", 16, 100),
+    ("blind7", "log-without-context", 28, 100),
+    ("blind7", "print-debugging", 84, 100),
+    ("blind7", "sensitive-data-in-logs", 29, 100),
+    ("blind7", "wrong-level-for-caught-error", 21, 100),
 ];
 const VERDICTS: &str = "verdicts.json";
 
