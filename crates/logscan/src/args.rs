@@ -62,7 +62,7 @@ pub(crate) fn mentioned_names(source: &Source<'_>, args: Range<usize>) -> Vec<Na
 
 /// Whether a key-like literal is a key: followed by a value, or looked up. A literal that
 /// continues the one before it (`'missing username and/or ' 'password', mechanism`, `"… " +
-/// "password", x`) ends a message, and is no key.
+/// "password", x`) ends a message, and is no key; nor is one looked up inside a size call.
 fn used_as_key(
     source: &Source<'_>,
     args: &Range<usize>,
@@ -76,6 +76,12 @@ fn used_as_key(
         return false;
     }
     let looked_up = before.ends_with('[') || (before.ends_with('(') && before.len() > 1);
+    // A key looked up inside a size or type call shows no value: `len(response["accessToken"])`.
+    let container = before[..before.len().saturating_sub(1)]
+        .trim_end_matches(|c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'));
+    if looked_up && crate::names::shape_only(container.trim_end()) {
+        return false;
+    }
     let after = text[literal.span.end..args.end].trim_start();
     let valued = after
         .strip_prefix([',', ':', '='])

@@ -75,7 +75,10 @@ pub(crate) fn names_in(code: &str) -> Vec<Name> {
             .map(str::trim)
             .filter(|component| !component.is_empty())
             .collect();
-        if looked_up_by_key(&components, after) || enum_member(&components, after) {
+        if looked_up_by_key(&components, after)
+            || enum_member(&components, after)
+            || working_directory(&components, after)
+        {
             continue;
         }
         let value = components
@@ -93,7 +96,7 @@ pub(crate) fn names_in(code: &str) -> Vec<Name> {
 }
 
 /// Whether the code before a path reads it through a size/type function or operator.
-fn shape_only(before: &str) -> bool {
+pub(crate) fn shape_only(before: &str) -> bool {
     let before = before.strip_suffix('(').map_or(before, str::trim_end);
     let word_start = before
         .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -113,11 +116,15 @@ fn condition_only(before: &str, after: &str) -> bool {
 }
 
 /// Whether the path is only looked into by a string key (`api_key["id"]`, `token.get("eauth")`):
-/// the code run ends where the key's literal begins. What is shown is the item, which the key
+/// the code run ends where the key's literal begins (in an interpolation, `{kwargs['max_tokens']}`,
+/// the key is written out). What is shown is the item, which the key
 /// names (the call's reader takes the key as a name of its own), not the container.
 fn looked_up_by_key(components: &[&str], after: &str) -> bool {
     let rest = after.trim();
-    rest == "[" || (rest == "(" && components.len() > 1 && components.last() == Some(&"get"))
+    rest == "["
+        || rest.starts_with("['")
+        || rest.starts_with("[\"")
+        || (rest == "(" && components.len() > 1 && components.last() == Some(&"get"))
 }
 
 /// Whether the path is a member of an enumeration of kinds (`PingramChannel.EMAIL`,
@@ -134,6 +141,12 @@ fn enum_member(components: &[&str], after: &str) -> bool {
     let type_name = kind.starts_with(|c: char| c.is_ascii_uppercase())
         && kind.chars().any(|c| c.is_ascii_lowercase());
     capital && type_name && !after.starts_with(']')
+}
+
+/// Whether the path is a call of `pwd()` with no argument (`ftp.pwd()`): the working
+/// directory, as the shell's command of that name prints it, not a password.
+fn working_directory(components: &[&str], after: &str) -> bool {
+    components.last() == Some(&"pwd") && after.starts_with("()")
 }
 
 /// Whether the code after a path slices it: `[:4]`, `[..4]`, `[0:8]`, `.slice(0, 4)`.

@@ -1,9 +1,10 @@
 //! Values that are no one's secret and headlines whose details follow: a message continued
-//! across strings, tokens of reservations and slots, a placeholder pair naming a place, a
-//! masked store, a kind named by an enumeration, the code's own default for an unset secret; a
-//! context-free line followed in its block by the details or by an error handed on, or behind
-//! a debug switch. Each near miss must stay silent, and the true form beside it must still be
-//! reported.
+//! across strings, tokens of reservations, slots, devices and versions, a placeholder pair
+//! naming a place, a masked store, a kind named by an enumeration, the code's own default for
+//! an unset secret, a key inside a size call, a value shadowed or described, the working
+//! directory, a print into a file; a context-free line followed in its block by the details or
+//! by an error handed on, behind a debug switch, or a banner in capitals; a module of commands.
+//! Each near miss must stay silent, and the true form beside it must still be reported.
 
 mod common;
 mod forms;
@@ -69,6 +70,49 @@ const QUIET: &[(&str, &str)] = &[
         "relay/listener.go",
         "package relay\n\nfunc accept(certs []Cert) {\n\tif len(certs) != 1 {\n\t\tif debug {\n\t\t\tlog.Println(\"Certificate list error\")\n\t\t}\n\t}\n}\n",
     ),
+    // A key looked up inside a size call; an error passed through formatting calls.
+    (
+        "plugin/idc_auth.py",
+        "def fetch(response):\n    _logger.debug(\"Length of IdC accessToken: {}\".format(len(response[\"accessToken\"])))\n    try:\n        go()\n    except Exception as e:\n        _logger.debug(\"An error occurred while trying to obtain an IdC token : {}\".format(str(e)))\n        raise\n",
+    ),
+    // A value shadowed, described or shown as the working directory.
+    (
+        "src/activity.rs",
+        "fn show(secret: &str) {\n    info!(\"password: {}\", fmt::shadow_password(secret));\n}\n",
+    ),
+    (
+        "mcp/auth.py",
+        "def check(access_token, ftp):\n    logger.info(\"Authenticated request: user=%s\", _describe_user(access_token))\n    logger.debug('DIR->{}', ftp.pwd())\n",
+    ),
+    // Tokens of a device and of a version.
+    (
+        "push/client.py",
+        "def send(device_token, prerelease_token):\n    logger.info(\"Sending to %s\", device_token)\n    log.info(\"prerelease token %s\", prerelease_token)\n",
+    ),
+    // A container looked into by a key written in an interpolation.
+    (
+        "llm/client.py",
+        "def call(kwargs, key):\n    kwargs[\"api_key\"] = key\n    logger.debug(f\"calling with max_tokens={kwargs['max_tokens']}\")\n",
+    ),
+    // A print into a file it was given writes data.
+    (
+        "testbase.py",
+        "def write(f, password):\n    print(SETTINGS.format(password=password), file=f)\n",
+    ),
+    // A banner in capitals; a headline whose next line logs the error's stack.
+    (
+        "newrelic/config.py",
+        "def fail(section):\n    _logger.error(\"CONFIGURATION ERROR\")\n    if section:\n        _logger.error(\"Section = %s\", section)\n",
+    ),
+    (
+        "bin/gyp.js",
+        "process.on('uncaughtException', function (err) {\n  log.error('uncaught exception')\n  log.error('stack', err.stack)\n})\n",
+    ),
+    // A module of commands declared by a command-line framework's decorator.
+    (
+        "admin/network_config.py",
+        "@command(\"network-config\", \"config_file\")\ndef network_config(args):\n    print(\"host = %r\" % settings.host)\n",
+    ),
 ];
 
 /// The true forms beside them: (path, code, rule, line).
@@ -120,6 +164,19 @@ const STILL_REPORTED: &[(&str, &str, &str, u32)] = &[
         "package cmd\n\nfunc sync(ok bool) error {\n\tif !ok {\n\t\tlog.Println(\"sync failed\")\n\t\treturn nil\n\t}\n\treturn nil\n}\n",
         CONTEXT,
         5,
+    ),
+    // A key looked up for its value; one word in capitals.
+    (
+        "plugin/idc_token.py",
+        "def fetch(response):\n    _logger.debug(\"IdC token: {}\".format(response[\"accessToken\"]))\n",
+        SENSITIVE,
+        2,
+    ),
+    (
+        "app/sync.py",
+        "def sync():\n    log.error(\"FAILED\")\n",
+        CONTEXT,
+        2,
     ),
 ];
 

@@ -53,7 +53,7 @@ const FLOORS: &[(&str, &str, usize, usize)] = &[
     ("blind3", "wrong-level-for-caught-error", 13, 100),
     ("blind4", "log-without-context", 36, 100),
     ("blind4", "print-debugging", 83, 45),
-    ("blind4", "sensitive-data-in-logs", 80, 92),
+    ("blind4", "sensitive-data-in-logs", 78, 91),
     ("blind4", "wrong-level-for-caught-error", 12, 100),
     ("blind5", "log-without-context", 100, 100),
     ("blind5", "print-debugging", 100, 100),

@@ -4,7 +4,8 @@
 //! field or extra argument that would say what happened to what.
 //! Not reported: trace, debug and info lines (breadcrumbs and progress, read next to their
 //! neighbours: `"Pool recreating"`), a short warning that names its state rather than a
-//! failure (`"Queue full"`), headings that end in `:` and blank lines, a message that only
+//! failure (`"Queue full"`), headings that end in `:` or are banners in capitals
+//! (`"CONFIGURATION ERROR"`) and blank lines, a message that only
 //! names the code it is in (`Reporter.starting()`), code inside a tracing span
 //! (`#[instrument]`), tests and examples, a message naming a path, a line behind a debug switch
 //! (a breadcrumb), a line right before an error is raised or returned (`break Err(…)`, Go's
@@ -87,6 +88,7 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
             || !GENERIC_FAILURE.is_match(trimmed)
             || trimmed.is_empty()
             || trimmed.ends_with(':')
+            || is_banner(trimmed)
             || BREADCRUMB.is_match(trimmed)
         {
             continue;
@@ -148,7 +150,10 @@ fn hands_on_next(scan: &Scan<'_>, call: &Call) -> bool {
                 && source.indent(next.start) == source.indent(call.start)
                 && mentioned_names(source, next.args.clone())
                     .iter()
-                    .any(|name| is_error_value(&name.value))
+                    .any(|name| {
+                        is_error_value(&name.value)
+                            || name.path.split('.').next().is_some_and(is_error_value)
+                    })
         })
 }
 
@@ -181,6 +186,14 @@ fn in_a_handling_block(scan: &Scan<'_>, call: &Call) -> bool {
                         && matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
                 })
         })
+}
+
+/// Whether a message is a banner in capitals of more than one word (`"CONFIGURATION ERROR"`,
+/// `"UNCAUGHT EXCEPTION"`): a heading over the lines that follow it, as one ending in `:` is.
+fn is_banner(message: &str) -> bool {
+    message.split_whitespace().nth(1).is_some()
+        && message.chars().any(char::is_alphabetic)
+        && !message.chars().any(char::is_lowercase)
 }
 
 /// `body` without surrounding whitespace or escaped line breaks (`"Cache contents:\n"`).

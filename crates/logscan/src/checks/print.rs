@@ -202,7 +202,7 @@ fn to_stderr(source: &crate::source::Source<'_>, call: &Call) -> bool {
 
 /// Whether a Python print writes to a stream it was given (`file=fh`, `file=self.out`) rather
 /// than to the process's stdout or stderr.
-fn writes_to_given_stream(source: &crate::source::Source<'_>, call: &Call) -> bool {
+pub(super) fn writes_to_given_stream(source: &crate::source::Source<'_>, call: &Call) -> bool {
     source.language == crate::Language::Python
         && TO_STREAM
             .captures(&source.text[call.args.clone()])

@@ -104,6 +104,13 @@ const MARKERS: &[(&[Language], &str, Mark, &str)] = &[
         r"(?m)^\s*(?:import|from)\s+typer(?-u:\b)",
     ),
     (PYTHON, "argv", Mark::Program, r"(?-u:\b)sys\.argv(?-u:\b)"),
+    // A command-line framework's own decorator: `@command("license-key", …)`.
+    (
+        PYTHON,
+        "command",
+        Mark::Program,
+        r"(?m)^@(?:\w+\.)*command\s*\(",
+    ),
     (PYTHON, "input(", Mark::Program, r"(?-u:\b)input\s*\("),
     (
         SCRIPT,

@@ -70,6 +70,18 @@ static PLACEHOLDER_NOUN: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant pattern compiles")
 });
 
+/// Functions that format what they are given: a value passed through them is what is shown.
+const FORMATTING: [&str; 8] = [
+    "format",
+    "str",
+    "repr",
+    "to_string",
+    "String",
+    "join",
+    "sprintf",
+    "Sprintf",
+];
+
 /// Words of code that deals with credentials. A file with none of them that says `token`
 /// means something else by it: mio's event `Token`, a server's slot token, a parser's tokens,
 /// a QUIC path challenge (whose file speaks of authenticated packets and crypto sessions, which
@@ -134,7 +146,10 @@ pub(super) fn check(scan: &Scan<'_>, findings: &mut Kept) {
 /// to a log. Its log calls are read.
 fn checked(scan: &Scan<'_>, call: &Call) -> bool {
     let role = scan.roles.at(call.start);
-    let output = call.kind == CallKind::Print && matches!(role, Role::Example | Role::Cli);
+    // A print into a file it was given (`print(SETTINGS, file=f)`) writes data, not a log.
+    let output = call.kind == CallKind::Print
+        && (matches!(role, Role::Example | Role::Cli)
+            || super::print::writes_to_given_stream(&scan.source, call));
     role != Role::Test && !output && !scan.suppressions.silences(&scan.source, call.start)
 }
 
@@ -182,9 +197,14 @@ fn mention(
             // (`"failed to refresh OAuth token: {}", e`), what failed; before a value the code
             // set to a constant just above (`password = ''`), that default. Read only once a
             // label is found.
+            // Formatting calls (`.format(str(e))`) show what they are given, and are passed over.
             let describing = || {
-                !names.is_empty()
-                    && names.iter().all(|name| {
+                let mut shown = names
+                    .iter()
+                    .filter(|name| !FORMATTING.contains(&name.value.as_str()))
+                    .peekable();
+                shown.peek().is_some()
+                    && shown.all(|name| {
                         describes(&name.value)
                             || is_error_value(&name.value)
                             || set_to_constant(source, &name.path, call.start)

@@ -19,7 +19,8 @@ pub(super) fn kind_of_token(name: &str) -> bool {
 /// a paginator's `starting_token`, `next_token`, `continuation_token`, a `cancel_token`, a
 /// partitioner's `first_token` or `token_range`, a map from tokens (`token_to_host_owner`), a
 /// semaphore's `acquire_token`, a lock's, a lease's, a reservation's or a slot's token, a reply
-/// inbox's, a captcha's (`captcha_token`: a one-time proof, no account's).
+/// inbox's, a captcha's (`captcha_token`: a one-time proof, no account's), a device's (a push
+/// service's address of a phone), a version's (`prerelease_token`, `rc`).
 pub(super) fn is_position_token(name: &str) -> bool {
     let words = split_words(name);
     let token = |word: &String| word == "token" || word == "tokens";
@@ -46,6 +47,8 @@ pub(super) fn is_position_token(name: &str) -> bool {
                         | "reservation"
                         | "slot"
                         | "captcha"
+                        | "device"
+                        | "prerelease"
                         | "next"
                         | "continuation"
                         | "page"

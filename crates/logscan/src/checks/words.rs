@@ -125,6 +125,11 @@ const REDACTING_WORDS: &[&str] = &[
     "obscure",
     "obscured",
     "hidden",
+    "shadow",
+    "censor",
+    "censored",
+    "describe",
+    "summarize",
 ];
 
 /// Whether `name` names a secret or personal data: its last word is one (`password`,
