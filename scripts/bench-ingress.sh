@@ -4,7 +4,8 @@
 #  - the origin: a third nginx answering 200 "ok" from memory (the cheapest origin there is,
 #    so the proxies' own cost shows);
 #  - nginx as a proxy configured like the ingress: HTTP/1.1 with upstream keep-alive,
-#    X-Forwarded-For/-Proto/-Host, HSTS on HTTPS, no buffering either way; plain HTTP and HTTPS
+#    X-Forwarded-For/-Proto/-Host, a request id minted per request ($request_id), sent to the
+#    origin and echoed as X-Request-Id, HSTS on HTTPS, no buffering either way; plain HTTP and HTTPS
 #    (HTTP/2 by ALPN) with the same certificate as the ingress;
 #  - the ingress (release build) with the same origin as its catch-all service, serving
 #    plain HTTP (not redirecting) beside HTTPS.
@@ -121,6 +122,8 @@ nginx proxy "upstream origin { server 127.0.0.1:$ORIGIN_PORT; keepalive 64; }
       proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
       proxy_set_header X-Forwarded-Proto \$scheme;
       proxy_set_header X-Forwarded-Host \$host;
+      proxy_set_header X-Request-Id \$request_id;
+      add_header X-Request-Id \$request_id always;
       proxy_buffering off;
       proxy_request_buffering off;
       add_header Strict-Transport-Security \$hsts always;
