@@ -77,10 +77,13 @@ fn used_as_key(
     }
     let looked_up = before.ends_with('[') || (before.ends_with('(') && before.len() > 1);
     // A key looked up inside a size or type call shows no value: `len(response["accessToken"])`.
-    let container = before[..before.len().saturating_sub(1)]
-        .trim_end_matches(|c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'));
-    if looked_up && crate::names::shape_only(container.trim_end()) {
-        return false;
+    if looked_up {
+        let container = before
+            .trim_end_matches(['[', '('])
+            .trim_end_matches(|c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'));
+        if crate::names::shape_only(container.trim_end()) {
+            return false;
+        }
     }
     let after = text[literal.span.end..args.end].trim_start();
     let valued = after

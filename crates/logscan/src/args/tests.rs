@@ -70,3 +70,21 @@ fn a_sole_literal_is_the_whole_argument_list() {
     assert!(sole_literal(&source, calls[0].args.clone()).is_some());
     assert!(sole_literal(&source, calls[1].args.clone()).is_none());
 }
+
+#[test]
+fn keys_inside_size_calls_show_nothing_and_any_text_may_precede_a_key() {
+    assert!(
+        names(
+            Language::Python,
+            r#"log.debug("n {}".format(len(response["accessToken"])))"#
+        )
+        .iter()
+        .all(|name| name != "accessToken")
+    );
+    // Text that is not ASCII right before a key's literal.
+    let found = names(
+        Language::Python,
+        "log.debug(\"x\", é[\"password\"], ü(\"token\"), é\"secret\", x)",
+    );
+    assert!(found.contains(&"password".to_owned()), "{found:?}");
+}
