@@ -98,10 +98,11 @@ pub(crate) fn names_in(code: &str) -> Vec<Name> {
 /// Whether the code before a path reads it through a size/type function or operator.
 pub(crate) fn shape_only(before: &str) -> bool {
     let before = before.strip_suffix('(').map_or(before, str::trim_end);
-    let word_start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .map_or(0, |at| at + 1);
-    SHAPE_ONLY.contains(&&before[word_start..])
+    let word = before
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or_default();
+    SHAPE_ONLY.contains(&word)
 }
 
 /// Whether a path is only the condition of Python's conditional expression, which shows

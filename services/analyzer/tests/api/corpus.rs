@@ -61,3 +61,20 @@ async fn the_service_returns_exactly_the_pinned_findings() {
     assert_eq!(found, pinned, "same findings, same order");
     assert_eq!(body["summary"]["findings"], pinned.len());
 }
+
+/// Text beyond ASCII right before a string or a bracket, which once panicked the analysis:
+/// every language answers 200 with its findings, never a 500.
+#[actix_web::test]
+async fn text_beyond_ascii_next_to_strings_is_analyzed() {
+    let app = TestApp::spawn(&[]).await;
+    let content =
+        "log.debug(🙂(password))\nlog.debug(\"x\", é\"secret\", x)\nprint(字[\"token\"])\n";
+    let files: Vec<Value> = ["a.py", "a.rs", "a.js", "a.ts", "a.go", "A.java"]
+        .iter()
+        .map(|path| json!({ "path": path, "content": content }))
+        .collect();
+    let response = app.post("/analyze", &json!({ "files": files })).await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("JSON");
+    assert!(body["findings"].is_array(), "{body}");
+}
