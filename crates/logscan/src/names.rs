@@ -117,9 +117,9 @@ fn condition_only(before: &str, after: &str) -> bool {
 }
 
 /// Whether the path is only looked into by a string key (`api_key["id"]`, `token.get("eauth")`):
-/// the code run ends where the key's literal begins (in an interpolation, `{kwargs['max_tokens']}`,
-/// the key is written out). What is shown is the item, which the key
-/// names (the call's reader takes the key as a name of its own), not the container.
+/// the code run ends where the key's literal begins, and in an interpolation the key is written
+/// out (`{kwargs['max_tokens']}`). What is shown is the item, which the key names (the call's
+/// reader takes the key as a name of its own), not the container.
 fn looked_up_by_key(components: &[&str], after: &str) -> bool {
     let rest = after.trim();
     rest == "["

@@ -195,9 +195,9 @@ fn mention(
             // A label before a value whose name describes (`"Valid token: %s",
             // valid_resource_owner`) labels a verdict, not the secret; before an error
             // (`"failed to refresh OAuth token: {}", e`), what failed; before a value the code
-            // set to a constant just above (`password = ''`), that default. Read only once a
-            // label is found.
-            // Formatting calls (`.format(str(e))`) show what they are given, and are passed over.
+            // set to a constant just above (`password = ''`), that default. Formatting calls
+            // (`.format(str(e))`) show what they are given and are passed over. Read only once
+            // a label is found.
             let describing = || {
                 let mut shown = names
                     .iter()
