@@ -71,6 +71,12 @@ fn hostile_files_stay_fast() {
     let open_arms = "Err(e) => (info!(\"x\"), \n".repeat(5_000);
     let open_catches = "try { x(); } catch (e) { logger.info(\"e\", e); \n".repeat(5_000);
     let one_long_line = format!("{}\n", "dbg!(xy, \"é\"); ".repeat(30_000));
+    // Headlines each looking at the lines after them, and handlers each looking at their calls.
+    let headlines = "log.error(\"failed\")\n".repeat(30_000);
+    let handlers = format!(
+        "def f():\n{}",
+        "    try:\n        x()\n    except E:\n        log.error(\"failed\")\n".repeat(10_000)
+    );
     let deep_suites: String = (0..1_500)
         .map(|depth| format!("{}except E:\n", " ".repeat(depth)))
         .collect();
@@ -99,6 +105,16 @@ fn hostile_files_stay_fast() {
             path: "e.rs",
             content: &one_long_line,
             language: Language::Rust,
+        },
+        SourceFile {
+            path: "f.py",
+            content: &headlines,
+            language: Language::Python,
+        },
+        SourceFile {
+            path: "g.py",
+            content: &handlers,
+            language: Language::Python,
         },
     ];
     let started = std::time::Instant::now();

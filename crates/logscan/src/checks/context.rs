@@ -144,9 +144,8 @@ fn hands_on_next(scan: &Scan<'_>, call: &Call) -> bool {
     let next_line = starts.get(line + 1).copied().unwrap_or(source.text.len())
         ..starts.get(line + 2).copied().unwrap_or(source.text.len());
     hands_on
-        || scan.calls.iter().any(|next| {
-            next_line.contains(&next.start)
-                && matches!(next.kind, CallKind::Log(_))
+        || scan.calls_in(next_line).iter().any(|next| {
+            matches!(next.kind, CallKind::Log(_))
                 && source.indent(next.start) == source.indent(call.start)
                 && mentioned_names(source, next.args.clone())
                     .iter()
@@ -180,9 +179,8 @@ fn in_a_handling_block(scan: &Scan<'_>, call: &Call) -> bool {
                 .find_iter(&source.text[after.clone()])
                 .any(|found| source.is_code(after.start + found.start()));
             raises
-                || scan.calls.iter().any(|other| {
+                || scan.calls_in(block.range.clone()).iter().any(|other| {
                     other.start != call.start
-                        && block.range.contains(&other.start)
                         && matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
                 })
         })

@@ -98,14 +98,10 @@ pub(super) fn handled(scan: &Scan<'_>, block: &Block) -> bool {
         None => true,
     };
     let logged_high = || {
-        let first = scan.calls.partition_point(|other| other.start < body.start);
-        scan.calls[first..]
-            .iter()
-            .take_while(|other| other.start < body.end)
-            .any(|other| {
-                matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
-                    && names_error(other.args.clone())
-            })
+        scan.calls_in(body.clone()).iter().any(|other| {
+            matches!(other.kind, CallKind::Log(Level::Warn | Level::Error))
+                && names_error(other.args.clone())
+        })
     };
     // The few bytes after a braced block read whole: where a retry loop backs off and goes
     // round. (Past a Python suite come its sibling `except` clauses instead.)

@@ -77,6 +77,14 @@ impl<'a> Scan<'a> {
             .get_or_init(|| blocks::error_blocks(&self.source))
     }
 
+    /// The calls that start in `range`: they come sorted by start, so a search finds them
+    /// without reading the others (a file of many calls stays linear).
+    fn calls_in(&self, range: std::ops::Range<usize>) -> &[Call] {
+        let first = self.calls.partition_point(|call| call.start < range.start);
+        let end = first + self.calls[first..].partition_point(|call| call.start < range.end);
+        &self.calls[first..end]
+    }
+
     /// Whether the analysis type `id` runs on this file.
     pub(crate) fn runs(&self, id: &str) -> bool {
         self.selected.contains(&id)

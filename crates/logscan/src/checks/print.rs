@@ -182,9 +182,9 @@ fn reports_on_stderr(scan: &Scan<'_>, call: &Call) -> bool {
 
 /// Whether a log call stands in `range`.
 fn logs_in(scan: &Scan<'_>, range: &std::ops::Range<usize>) -> bool {
-    scan.calls
+    scan.calls_in(range.clone())
         .iter()
-        .any(|other| matches!(other.kind, CallKind::Log(_)) && range.contains(&other.start))
+        .any(|other| matches!(other.kind, CallKind::Log(_)))
 }
 
 /// Whether a print writes to the standard error stream: `eprintln!`, `System.err`, Python's
