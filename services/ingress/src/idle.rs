@@ -8,6 +8,11 @@
 //! none. HTTP/1.1 needs none of this: hyper's header read timeout runs while a kept-alive
 //! connection waits for its next request head, so an idle one is closed after it.
 //!
+//! A stream the client resets before its answer is whole is counted as cancelled. A client
+//! that cancels most of what it asks ([`Activity::unruly`]: at least [`CANCELLED_FLOOR`]
+//! streams, and more than half of all) is told GOAWAY: each cancelled request may have cost
+//! an origin connection, opened and closed for nothing (a paced "rapid reset").
+//!
 //! The count is an atomic, and only its moves to and from zero wake the waiter: a busy
 //! connection's streams open and close without taking a lock.
 
@@ -17,16 +22,24 @@ use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::service::Service;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::sync::Notify;
 
-/// How many streams of one connection are open.
+/// Cancelled streams a connection may have before [`Activity::unruly`] looks at their share.
+pub const CANCELLED_FLOOR: usize = 100;
+
+/// How many streams of one connection are open, and how many it had and cancelled.
 pub struct Activity {
     open: AtomicUsize,
     /// Told when `open` leaves or reaches zero.
     turned: Notify,
+    streams: AtomicUsize,
+    cancelled: AtomicUsize,
+    /// Set, and `calm` told, once the client cancelled too much.
+    unruly: AtomicBool,
+    calm: Notify,
 }
 
 impl Activity {
@@ -35,15 +48,41 @@ impl Activity {
         Arc::new(Self {
             open: AtomicUsize::new(0),
             turned: Notify::new(),
+            streams: AtomicUsize::new(0),
+            cancelled: AtomicUsize::new(0),
+            unruly: AtomicBool::new(false),
+            calm: Notify::new(),
         })
     }
 
     /// Counts a stream open until the guard is dropped.
     fn busy(self: &Arc<Self>) -> Busy {
+        self.streams.fetch_add(1, Ordering::Relaxed);
         if self.open.fetch_add(1, Ordering::AcqRel) == 0 {
             self.turned.notify_waiters();
         }
-        Busy(self.clone())
+        Busy {
+            activity: self.clone(),
+            finished: false,
+        }
+    }
+
+    /// Counts a stream the client cancelled.
+    fn cancel(&self) {
+        let cancelled = self.cancelled.fetch_add(1, Ordering::Relaxed) + 1;
+        let streams = self.streams.load(Ordering::Relaxed);
+        if cancelled >= CANCELLED_FLOOR
+            && cancelled * 2 > streams
+            && !self.unruly.swap(true, Ordering::AcqRel)
+        {
+            self.calm.notify_one();
+        }
+    }
+
+    /// Resolves once the client has cancelled at least [`CANCELLED_FLOOR`] streams, more than
+    /// half of all it opened.
+    pub async fn unruly(&self) {
+        self.calm.notified().await;
     }
 
     /// Resolves once no stream has been open for `timeout`.
@@ -65,13 +104,19 @@ impl Activity {
     }
 }
 
-/// One open stream.
-pub struct Busy(Arc<Activity>);
+/// One open stream; cancelled if dropped before its answer's body ended.
+pub struct Busy {
+    activity: Arc<Activity>,
+    finished: bool,
+}
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        if self.0.open.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.turned.notify_waiters();
+        if !self.finished {
+            self.activity.cancel();
+        }
+        if self.activity.open.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.activity.turned.notify_waiters();
         }
     }
 }
@@ -92,6 +137,7 @@ impl<S> Tracked<S> {
 impl<S, B> Service<Request<Incoming>> for Tracked<S>
 where
     S: Service<Request<Incoming>, Response = Response<B>>,
+    B: Body,
 {
     type Response = Response<Held<B>>;
     type Error = S::Error;
@@ -119,6 +165,7 @@ pin_project_lite::pin_project! {
 impl<F, B, E> Future for Answer<F>
 where
     F: Future<Output = Result<Response<B>, E>>,
+    B: Body,
 {
     type Output = Result<Response<Held<B>>, E>;
 
@@ -126,14 +173,32 @@ where
         let this = self.project();
         let response = ready!(this.inner.poll(cx))?;
         let busy = this.busy.take();
-        Poll::Ready(Ok(response.map(|inner| Held { inner, _busy: busy })))
+        Poll::Ready(Ok(response.map(|inner| Held { inner, busy })))
     }
 }
 
-/// An answer's body that keeps its stream counted as open while it lives.
-pub struct Held<B> {
+/// An answer's body that keeps its stream counted as open while it lives, and finished once
+/// it has ended.
+pub struct Held<B: Body> {
     inner: B,
-    _busy: Option<Busy>,
+    busy: Option<Busy>,
+}
+
+impl<B: Body> Held<B> {
+    fn finish(&mut self) {
+        if let Some(busy) = &mut self.busy {
+            busy.finished = true;
+        }
+    }
+}
+
+impl<B: Body> Drop for Held<B> {
+    fn drop(&mut self) {
+        // An answer without a body is sent with its head, its body never polled.
+        if self.inner.is_end_stream() {
+            self.finish();
+        }
+    }
 }
 
 impl<B: Body<Data = Bytes> + Unpin> Body for Held<B> {
@@ -144,7 +209,12 @@ impl<B: Body<Data = Bytes> + Unpin> Body for Held<B> {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
+        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        // Ended, or broken by the origin: either way not the client's cancel.
+        if !matches!(frame, Some(Ok(_))) || self.inner.is_end_stream() {
+            self.finish();
+        }
+        Poll::Ready(frame)
     }
 
     fn is_end_stream(&self) -> bool {

@@ -35,6 +35,10 @@ const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// Time a client has to finish the TLS handshake: a peer that opens the connection and says
 /// nothing must not hold a task for ever.
 const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long an HTTP/2 connection told GOAWAY may go on with no open stream before it is
+/// dropped: a client that never answers the GOAWAY's PING, or never sent its preface, must
+/// not hold the connection.
+const GOAWAY_LINGER: Duration = Duration::from_secs(5);
 /// Pause after a failed accept (out of file descriptors, say) before the next.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
@@ -57,9 +61,13 @@ pub async fn serve<F, S, B>(
         let connection = builder
             .serve_connection(TokioIo::new(stream), make(peer))
             .with_upgrades();
-        tasks.spawn(drive(connection, stop.clone(), pending(), |connection| {
-            connection.graceful_shutdown();
-        }));
+        tasks.spawn(drive(
+            connection,
+            stop.clone(),
+            pending(),
+            |connection| connection.graceful_shutdown(),
+            pending(),
+        ));
     })
     .await;
 }
@@ -108,17 +116,34 @@ pub async fn serve_tls<F, S, B>(
                 let activity = Activity::new();
                 let service = Tracked::new(service, activity.clone());
                 let connection = http2.serve_connection(TokioIo::new(stream), service);
-                let idle = activity.idle_for(http2_idle_timeout);
-                drive(connection, stop, idle, |connection| {
-                    connection.graceful_shutdown()
-                })
+                let done = async {
+                    tokio::select! {
+                        () = activity.idle_for(http2_idle_timeout) => log_idle(),
+                        () = activity.unruly() => log_unruly(),
+                    }
+                };
+                let linger = async {
+                    activity.idle_for(GOAWAY_LINGER).await;
+                    log_lingered();
+                };
+                drive(
+                    connection,
+                    stop,
+                    done,
+                    |connection| connection.graceful_shutdown(),
+                    linger,
+                )
                 .await;
             } else {
                 let io = TokioIo::new(Automatic::new(stream, hsts, answering));
                 let connection = http1.serve_connection(io, service).with_upgrades();
-                drive(connection, stop, pending(), |connection| {
-                    connection.graceful_shutdown()
-                })
+                drive(
+                    connection,
+                    stop,
+                    pending(),
+                    |connection| connection.graceful_shutdown(),
+                    pending(),
+                )
                 .await;
             }
         });
@@ -193,28 +218,32 @@ async fn handshake(
     }
 }
 
-/// Runs one connection; on `stop` or once `idle` resolves, asks it to finish gracefully (an
-/// HTTP/2 one is sent GOAWAY) and waits for it.
+/// Runs one connection; on `stop` or once `done` resolves, asks it to finish gracefully (an
+/// HTTP/2 one is sent GOAWAY) and waits for it, or drops it once `linger` resolves.
 async fn drive<C, E>(
     connection: C,
     stop: CancellationToken,
-    idle: impl Future<Output = ()>,
+    done: impl Future<Output = ()>,
     shutdown: fn(Pin<&mut C>),
+    linger: impl Future<Output = ()>,
 ) where
     C: Future<Output = Result<(), E>>,
     E: Display,
 {
     tokio::pin!(connection);
-    let ended = tokio::select! {
-        ended = connection.as_mut() => ended,
-        () = stop.cancelled() => {
+    let asked = tokio::select! {
+        ended = connection.as_mut() => Some(ended),
+        () = stop.cancelled() => None,
+        () = done => None,
+    };
+    let ended = match asked {
+        Some(ended) => ended,
+        None => {
             shutdown(connection.as_mut());
-            connection.await
-        }
-        () = idle => {
-            log_idle();
-            shutdown(connection.as_mut());
-            connection.await
+            tokio::select! {
+                ended = connection => ended,
+                () = linger => Ok(()),
+            }
         }
     };
     if let Err(error) = ended {
@@ -236,6 +265,14 @@ fn log_handshake_timed_out() {
 
 fn log_idle() {
     tracing::debug!("HTTP/2 connection idle: GOAWAY");
+}
+
+fn log_unruly() {
+    tracing::info!("HTTP/2 client cancelled most of its streams: GOAWAY");
+}
+
+fn log_lingered() {
+    tracing::debug!("HTTP/2 connection still open with no stream after GOAWAY: dropped");
 }
 
 fn log_connection_failed(error: &dyn Display) {

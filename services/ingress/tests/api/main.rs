@@ -5,6 +5,7 @@ mod admin;
 mod edge;
 mod headers;
 mod http2;
+mod http2_bounds;
 mod http2_strict;
 mod keep_alive;
 mod metering;

@@ -1,0 +1,107 @@
+//! An HTTP/2 client cannot hold the edge or make it work for nothing: a connection that
+//! never sends its preface, or never answers the GOAWAY's PING, is dropped a few seconds
+//! after `estate.http2IdleTimeout`; a client that cancels most of the streams it opens (each
+//! of which may have cost an origin connection) is told GOAWAY after a hundred.
+
+use crate::raw_origin::{Behaviour, RawOrigin};
+use crate::secure::{DevCert, HOST};
+use bytes::Bytes;
+use http_body_util::Empty;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The idle timeout the tests set, and how long after it a connection must be gone: the
+/// GOAWAY's linger (5 s) and a margin for a loaded machine.
+const IDLE: &str = "estate:\n  http2IdleTimeout: 1s\n";
+const GONE_WITHIN: Duration = Duration::from_secs(12);
+
+/// HTTP/2's connection preface and an empty SETTINGS frame.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+
+fn routes(origin: &str) -> String {
+    format!(
+        "ingress:\n  - hostname: {HOST}\n    service: {origin}\n  - service: http_status:404\n{IDLE}"
+    )
+}
+
+/// Opens a TLS connection choosing `h2`, writes `bytes`, then reads (answering nothing) until
+/// the ingress closes it: how long that took.
+async fn held_for(cert: &DevCert, tls: std::net::SocketAddr, bytes: &[u8]) -> Duration {
+    let mut stream = cert.connect(tls, &[b"h2"]).await;
+    let started = Instant::now();
+    stream.write_all(bytes).await.expect("written");
+    let mut sink = Vec::new();
+    // A peer that closes without close_notify is an error to rustls: closed all the same.
+    let _ = tokio::time::timeout(GONE_WITHIN, stream.read_to_end(&mut sink))
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "still open after {GONE_WITHIN:?} (sent {} bytes)",
+                bytes.len()
+            )
+        });
+    started.elapsed()
+}
+
+#[actix_web::test]
+async fn a_silent_http2_client_is_dropped_after_the_idle_timeout() {
+    let cert = DevCert::make();
+    let ingress = cert.ingress(&routes("http_status:204"), &[]);
+    let silent = held_for(&cert, ingress.tls(), b"").await;
+    assert!(silent >= Duration::from_millis(900), "{silent:?}");
+    let half_preface = held_for(&cert, ingress.tls(), b"PRI * HTTP/2.0\r\n").await;
+    assert!(
+        half_preface >= Duration::from_millis(900),
+        "{half_preface:?}"
+    );
+    // The preface and SETTINGS, then nothing: no SETTINGS ACK, no PING ACK after GOAWAY.
+    let deaf = held_for(&cert, ingress.tls(), PREFACE).await;
+    assert!(deaf >= Duration::from_millis(900), "{deaf:?}");
+}
+
+#[actix_web::test]
+async fn a_client_that_cancels_most_of_its_streams_is_told_goaway() {
+    // An origin that never answers: every stream waits until the client cancels it.
+    let origin = RawOrigin::start(Behaviour::Silent).await;
+    let cert = DevCert::make();
+    let ingress = cert.ingress(&routes(&origin.url()), &[]);
+    let stream = cert.connect(ingress.tls(), &[b"h2"]).await;
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .expect("HTTP/2");
+    let task = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let url = format!("https://{HOST}:{}/wait", ingress.tls().port());
+    let mut cancelled = 0;
+    while cancelled < 400 {
+        if sender.ready().await.is_err() {
+            break;
+        }
+        let request = http::Request::get(&url)
+            .body(Empty::<Bytes>::new())
+            .expect("a request");
+        // Dropped unanswered: hyper resets the stream (CANCEL).
+        let sent = tokio::time::timeout(Duration::from_millis(20), sender.send_request(request));
+        match sent.await {
+            Err(_) => cancelled += 1,
+            Ok(Err(_)) => break,
+            Ok(Ok(response)) => panic!("a silent origin answered {}", response.status()),
+        }
+    }
+    assert!(
+        (100..=130).contains(&cancelled),
+        "GOAWAY came after {cancelled} cancelled streams"
+    );
+    tokio::time::timeout(GONE_WITHIN, task)
+        .await
+        .expect("the connection ends after GOAWAY")
+        .expect("the connection task");
+    assert!(
+        origin.received() <= cancelled,
+        "{} requests reached the origin for {cancelled} streams",
+        origin.received()
+    );
+}
