@@ -29,8 +29,9 @@ use tokio_util::task::TaskTracker;
 /// Time a client has to send a request head.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// Largest request head (request line and headers), in both protocols: past it, `431`.
-/// hyper's own bound (its read buffer, ~400 KiB) is not exact: a head that arrives whole in
-/// one read is parsed however long it is.
+/// HTTP/1.1's read buffer is bounded to the same size (hyper's default is ~400 KiB, and it
+/// grows by doubling): a head that never ends then holds at most this much, not four times
+/// what the client sent.
 const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// Time a client has to finish the TLS handshake: a peer that opens the connection and says
 /// nothing must not hold a task for ever.
@@ -159,7 +160,8 @@ fn http1_builder() -> http1::Builder {
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
-        .max_header_size(MAX_HEADER_BYTES);
+        .max_header_size(MAX_HEADER_BYTES)
+        .max_buf_size(MAX_HEADER_BYTES);
     builder
 }
 

@@ -4,8 +4,9 @@
 //!
 //! What the origin receives is the path normalized as RFC 3986 §6.2.2 allows without changing
 //! what it names: percent-encoded unreserved characters decoded (`%61` is `a`, `%2e` is `.`),
-//! the other escapes in upper case, and dot segments resolved (`/x/../a`, `/%2e/a` are `/a`).
-//! The query goes through as sent. A rule matches that path decoded (as cloudflared matches
+//! the other escapes in upper case, dot segments resolved (`/x/../a`, `/%2e/a` are `/a`), and a
+//! leading run of slashes made one (`//a.test/x` is `/a.test/x`: an origin parsing the target as
+//! a URL reference would read `a.test` as an authority). The query goes through as sent. A rule matches that path decoded (as cloudflared matches
 //! `req.URL.Path`), with each segment's matrix parameters cut (`/a;x/b` is `/a/b`, as servlet
 //! containers route it; dot segments are resolved again, so `/a/..;/b` is `/b`) and empty
 //! segments merged (`//a` is `/a`). An origin that routes on its decoded path (actix does)
@@ -123,10 +124,10 @@ fn canonical_path(path: &str) -> Result<String, BadPath> {
         .split('/')
         .map(canonical_segment)
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(format!(
-        "/{}",
-        remove_dots(segments.iter().map(String::as_str)).join("/")
-    ))
+    // A leading run of slashes is sent as one: `//host/x` reads as an authority and a path
+    // to an origin that parses its target as a URL reference, not as the rule's `/host/x`.
+    let joined = remove_dots(segments.iter().map(String::as_str)).join("/");
+    Ok(format!("/{}", joined.trim_start_matches('/')))
 }
 
 /// One segment: unreserved characters decoded, every other escape kept in upper case.

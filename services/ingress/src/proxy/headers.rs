@@ -107,14 +107,40 @@ pub fn strip_hop_by_hop(headers: &mut HeaderMap, websocket: bool) {
     }
 }
 
-/// Removes every request field whose name holds `_` (nginx's default,
-/// `underscores_in_headers off`): an origin behind CGI, WSGI or Rack reads `X_Forwarded_For`
-/// and `X-Forwarded-For` as one variable, so a client could set what only the edge decides
-/// (`X_Real_IP`, `X_Request_Id`, `X_Forwarded_Proto`).
-pub fn drop_underscored(headers: &mut HeaderMap) {
+/// Fields that tell an origin the client's address or scheme, beside the `X-Forwarded-*`
+/// family: the edge decides those facts, so a client's own are dropped.
+const CLIENT_CLAIMS: [HeaderName; 7] = [
+    FORWARDED,
+    HeaderName::from_static("x-real-ip"),
+    HeaderName::from_static("cf-connecting-ip"),
+    HeaderName::from_static("true-client-ip"),
+    HeaderName::from_static("x-client-ip"),
+    HeaderName::from_static("x-cluster-client-ip"),
+    HeaderName::from_static("fastly-client-ip"),
+];
+
+/// Whether a client's request field claims what only the edge decides: a name holding `_`
+/// (nginx's default, `underscores_in_headers off`: an origin behind CGI, WSGI or Rack reads
+/// `X_Forwarded_For` and `X-Forwarded-For` as one variable), the client's address or scheme
+/// by another name (`Forwarded`, `X-Real-IP`, `CF-Connecting-IP`, …), or an `X-Forwarded-*`
+/// the edge does not set (`X-Forwarded-Ssl`, `-Port`, `-Scheme`, `-Server`, `-Prefix`).
+/// `X-Forwarded-For` stays (the edge appends the peer to it); `-Proto` and `-Host` are
+/// replaced by [`add_forwarded`].
+fn is_client_claim(name: &HeaderName) -> bool {
+    let name_text = name.as_str();
+    name_text.contains('_')
+        || CLIENT_CLAIMS.contains(name)
+        || (name_text.starts_with("x-forwarded-")
+            && *name != X_FORWARDED_FOR
+            && *name != X_FORWARDED_PROTO
+            && *name != X_FORWARDED_HOST)
+}
+
+/// Removes every request field that claims what only the edge decides ([`is_client_claim`]).
+pub fn drop_client_claims(headers: &mut HeaderMap) {
     let gone: Vec<HeaderName> = headers
         .keys()
-        .filter(|name| name.as_str().contains('_'))
+        .filter(|name| is_client_claim(name))
         .cloned()
         .collect();
     for name in gone {
@@ -140,12 +166,30 @@ pub fn switched_to_websocket(headers: &HeaderMap) -> bool {
         && protocols.next().is_none()
 }
 
-/// An answer framed by `Transfer-Encoding` loses its `Content-Length` (RFC 9112 §6.3: the
-/// encoding wins, and an intermediary removes the length before forwarding, or the client
-/// would frame the body by a length it does not have).
-pub fn drop_length_under_encoding(headers: &mut HeaderMap) {
+/// An answer's length as one field: framed by `Transfer-Encoding`, it loses its
+/// `Content-Length` (RFC 9112 §6.3: the encoding wins, and an intermediary removes the length
+/// before forwarding, or the client would frame the body by a length it does not have); a
+/// length written as a list of one value (`2, 2`, or two lines, which hyper accepted only
+/// when every value is the same) is sent as that value (RFC 9110 §8.6).
+pub fn one_length(headers: &mut HeaderMap) {
     if headers.contains_key(TRANSFER_ENCODING) {
         headers.remove(CONTENT_LENGTH);
+        return;
+    }
+    let mut lines = headers.get_all(CONTENT_LENGTH).iter();
+    let Some(first) = lines.next() else {
+        return;
+    };
+    if lines.next().is_none() && !first.as_bytes().contains(&b',') {
+        return;
+    }
+    let value = first
+        .to_str()
+        .ok()
+        .and_then(|text| text.split(',').next())
+        .and_then(|length| HeaderValue::from_str(length.trim()).ok());
+    if let Some(value) = value {
+        headers.insert(CONTENT_LENGTH, value);
     }
 }
 

@@ -197,7 +197,7 @@ impl Proxy {
         } = reply;
         // The client hears the version it spoke, whatever the origin spoke.
         *response.version_mut() = version;
-        headers::drop_length_under_encoding(response.headers_mut());
+        headers::one_length(response.headers_mut());
         if response.status() != StatusCode::SWITCHING_PROTOCOLS {
             headers::strip_hop_by_hop(response.headers_mut(), false);
             let max_idle = settings.keep_alive_connections;

@@ -1,5 +1,6 @@
 //! The request an origin receives, made from the client's: the absolute-form URL's authority
-//! as `Host`, hop-by-hop headers and fields named with `_` out, `X-Forwarded-*` and the
+//! as `Host`, hop-by-hop headers and the client's claims (fields named with `_`, `Forwarded`,
+//! `X-Real-IP` and the like) out, `X-Forwarded-*` and the
 //! request id in, `httpHostHeader` applied, the normalized path in origin form, HTTP/1.1.
 
 use super::headers;
@@ -29,7 +30,7 @@ pub fn for_origin(
         request.headers_mut().insert(HOST, authority);
     }
     headers::strip_hop_by_hop(request.headers_mut(), websocket);
-    headers::drop_underscored(request.headers_mut());
+    headers::drop_client_claims(request.headers_mut());
     let proto = crate::tls::Scheme::of(request).forwarded_proto();
     headers::add_forwarded(request.headers_mut(), peer.ip(), proto);
     request_id::forward(request, id);

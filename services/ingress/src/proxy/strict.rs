@@ -9,8 +9,10 @@
 //!   (RFC 9113 §8.3.1).
 //! - Framing: two different `Content-Length`s are hyper's 400; transfer codings are
 //!   [`super::framing`]'s (501 or 400).
-//! - The method: `TRACE` (it would echo the edge's and the origin's headers back) and
-//!   `CONNECT` (the edge opens no tunnels) are `405` with `Allow` naming what it forwards.
+//! - The method: the seven `Allow` names are forwarded; any other is `405` with that `Allow`:
+//!   `TRACE` (it would echo the edge's and the origin's headers back), `CONNECT` (the edge
+//!   opens no tunnels), and every other spelling or extension (`trace`, `TRACK`, WebDAV's),
+//!   which an origin that upper-cases methods would read as one of those.
 //! - The target: `*` only with `OPTIONS` (RFC 9112 §3.2.4), else a 400; the path, normalized
 //!   ([`RequestPath`]); what it refuses is a 400.
 
@@ -22,6 +24,16 @@ use http::{Method, Request, StatusCode, Version};
 
 /// What a `405` from the edge names in `Allow`: every method it forwards.
 pub const ALLOWED_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+/// The methods of [`ALLOWED_METHODS`].
+const FORWARDED_METHODS: [Method; 7] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::PATCH,
+    Method::DELETE,
+    Method::OPTIONS,
+];
 
 /// A request the edge accepts: what it is routed by and what the origin receives.
 #[derive(Debug)]
@@ -47,7 +59,7 @@ pub enum Refusal {
     /// `*` with another method than `OPTIONS`.
     #[error("the request target * is only for OPTIONS")]
     Asterisk,
-    /// `TRACE` or `CONNECT`.
+    /// A method the edge does not forward (`TRACE`, `CONNECT`, `trace`, `TRACK`, …).
     #[error("the edge does not forward this method")]
     Method,
     /// A transfer coding the edge does not read.
@@ -87,7 +99,7 @@ pub fn check<B>(request: &Request<B>) -> Result<Checked, Refusal> {
     framing::check(request.headers())?;
     let (host, authority) = host(request)?;
     let method = request.method();
-    if method == Method::TRACE || method == Method::CONNECT {
+    if !FORWARDED_METHODS.contains(method) {
         return Err(Refusal::Method);
     }
     let uri = request.uri();

@@ -1,5 +1,6 @@
 //! Headers as the origin sees them and as the client gets them back: `X-Forwarded-For`
-//! gains the peer, `X-Forwarded-Proto`/`-Host` are set, hop-by-hop headers stop at the
+//! gains the peer, `X-Forwarded-Proto`/`-Host` are set, a client's own claims of its address
+//! or scheme (`Forwarded`, `X-Real-IP`, other `X-Forwarded-*`) are dropped, hop-by-hop headers stop at the
 //! ingress both ways, `httpHostHeader` replaces `Host`, and an origin's HSTS never reaches
 //! a plain HTTP client (on HTTPS the edge's replaces it: `tls.rs`).
 
@@ -37,6 +38,18 @@ async fn the_origin_sees_forwarded_headers_and_no_hop_by_hop_ones() {
         .header("x_request_id", "chosen-by-the-client")
         .header("x_forwarded_proto", "https")
         .header("x-under_score", "dropped too")
+        .header("forwarded", "for=198.51.100.9;proto=https;host=evil.test")
+        .header("x-real-ip", "198.51.100.9")
+        .header("cf-connecting-ip", "198.51.100.9")
+        .header("true-client-ip", "198.51.100.9")
+        .header("x-client-ip", "198.51.100.9")
+        .header("x-cluster-client-ip", "198.51.100.9")
+        .header("fastly-client-ip", "198.51.100.9")
+        .header("x-forwarded-ssl", "on")
+        .header("x-forwarded-scheme", "https")
+        .header("x-forwarded-port", "443")
+        .header("x-forwarded-server", "evil.test")
+        .header("x-forwarded-prefix", "/admin")
         .body("payload");
     let seen = seen(request).await;
     let headers = &seen["headers"];
@@ -46,6 +59,18 @@ async fn the_origin_sees_forwarded_headers_and_no_hop_by_hop_ones() {
     assert_eq!(headers["host"], "api.localhost:8080");
     assert_eq!(headers["x-kept"], "kept");
     for dropped in [
+        "forwarded",
+        "x-real-ip",
+        "cf-connecting-ip",
+        "true-client-ip",
+        "x-client-ip",
+        "x-cluster-client-ip",
+        "fastly-client-ip",
+        "x-forwarded-ssl",
+        "x-forwarded-scheme",
+        "x-forwarded-port",
+        "x-forwarded-server",
+        "x-forwarded-prefix",
         "x_forwarded_for",
         "x_real_ip",
         "x_request_id",

@@ -83,10 +83,12 @@ fn refused(exchange: &Exchange) -> bool {
         })
 }
 
-/// The backend routed it nowhere, or the edge refused it first (a path no origin agrees on).
+/// The backend routed it nowhere, or the edge refused it first (a path no origin agrees on,
+/// a method it does not forward).
 fn unrouted(exchange: &Exchange) -> bool {
     (exchange.status == 404 && exchange.body.contains(r#""message":"no route for "#))
         || (exchange.status == 400 && exchange.body == "error code: 400")
+        || (exchange.status == 405 && exchange.body == "error code: 405")
 }
 
 #[actix_web::test]

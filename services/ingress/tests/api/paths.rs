@@ -134,6 +134,9 @@ async fn the_origin_receives_the_normalized_path_and_the_query_as_sent() {
         "/x/../open/%69nner",
         "/open/./inner",
         "/%6Fpen/inner",
+        // A leading `//` would read as an authority to an origin parsing a URL reference.
+        "//open/inner",
+        "///open/./inner",
     ] {
         let exchange = send(
             &address,

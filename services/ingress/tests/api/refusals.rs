@@ -1,6 +1,7 @@
 //! What the edge refuses, on every port, answered in its own envelope: the whole body
 //! `error code: NNN`, `x-request-id`, HSTS on HTTPS and none on plain HTTP. Transfer codings
-//! other than one `chunked` (501, or 400 for `chunked` twice), `TRACE` and `CONNECT` (405
+//! other than one `chunked` (501, or 400 for `chunked` twice), `TRACE`, `CONNECT` and every
+//! method `Allow` does not name, in any spelling (405
 //! with `Allow`), `*` with another method than `OPTIONS`, an empty or repeated `Host` (400);
 //! the plain port checks a request the same way before it redirects it.
 
@@ -11,7 +12,7 @@ const HSTS_LINE: &str = "strict-transport-security: max-age=31536000; includeSub
 const ALLOW_LINE: &str = "allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n";
 
 /// Each request head (without its end) and the status and reason the edge answers.
-const REFUSED: [(&str, &str); 9] = [
+const REFUSED: [(&str, &str); 14] = [
     (
         "POST /x HTTP/1.1\r\nHost: api.localhost\r\nTransfer-Encoding: gzip, chunked\r\n",
         "501 Not Implemented",
@@ -34,6 +35,27 @@ const REFUSED: [(&str, &str); 9] = [
     ),
     (
         "CONNECT api.localhost:443 HTTP/1.1\r\nHost: api.localhost:443\r\n",
+        "405 Method Not Allowed",
+    ),
+    // Other spellings and extensions: an origin that upper-cases methods reads `TRACE`.
+    (
+        "trace /x HTTP/1.1\r\nHost: api.localhost\r\n",
+        "405 Method Not Allowed",
+    ),
+    (
+        "TRACK /x HTTP/1.1\r\nHost: api.localhost\r\n",
+        "405 Method Not Allowed",
+    ),
+    (
+        "get /x HTTP/1.1\r\nHost: api.localhost\r\n",
+        "405 Method Not Allowed",
+    ),
+    (
+        "PROPFIND /x HTTP/1.1\r\nHost: api.localhost\r\n",
+        "405 Method Not Allowed",
+    ),
+    (
+        "M-SEARCH * HTTP/1.1\r\nHost: api.localhost\r\n",
         "405 Method Not Allowed",
     ),
     (
@@ -107,7 +129,7 @@ async fn https_refusals_are_the_edges_envelope_with_hsts_and_never_reach_the_ori
     let metrics = ingress.metrics().await;
     for line in [
         r#"ingress_client_errors_total{reason="coding"} 8"#,
-        r#"ingress_client_errors_total{reason="method"} 4"#,
+        r#"ingress_client_errors_total{reason="method"} 14"#,
     ] {
         assert!(metrics.contains(line), "{line}: {metrics}");
     }
@@ -141,7 +163,7 @@ async fn the_plain_port_checks_a_request_before_it_redirects_it() {
     for line in [
         r#"ingress_requests_total{rule="0",code="308"} 1"#,
         r#"ingress_client_errors_total{reason="host"} 2"#,
-        r#"ingress_client_errors_total{reason="method"} 2"#,
+        r#"ingress_client_errors_total{reason="method"} 7"#,
     ] {
         assert!(metrics.contains(line), "{line}: {metrics}");
     }
@@ -167,6 +189,30 @@ async fn an_origin_answer_framed_by_another_coding_is_the_edges_502() {
         assert_envelope(&secure, "502 Bad Gateway", true, answer);
         assert!(!secure.contains("hello"), "{secure}");
         assert_eq!(origin.received(), 1, "sent once, not replayed: {answer}");
+    }
+}
+
+#[actix_web::test]
+async fn an_origin_length_written_as_a_list_reaches_the_client_as_one_value() {
+    for answer in [
+        "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok",
+    ] {
+        let origin = RawOrigin::start(Behaviour::Answer(answer)).await;
+        let ingress = crate::process::Ingress::start(&routes(&origin.url()));
+        let plain = plain_raw(
+            ingress.proxy,
+            b"GET /x HTTP/1.1\r\nHost: api.localhost\r\nconnection: close\r\n\r\n",
+        )
+        .await;
+        let (head, body) = plain.split_once("\r\n\r\n").expect("a head");
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{plain}");
+        let lengths: Vec<&str> = head
+            .lines()
+            .filter(|line| line.to_ascii_lowercase().starts_with("content-length:"))
+            .collect();
+        assert_eq!(lengths, ["content-length: 2"], "{answer:?}");
+        assert_eq!(body, "ok");
     }
 }
 
