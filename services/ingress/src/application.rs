@@ -124,6 +124,7 @@ impl Application {
         let serving = TlsServing {
             hsts: config.estate.hsts,
             http2_idle_timeout: config.estate.http2_idle_timeout,
+            send_timeout: config.estate.send_timeout,
         };
         let proxy = Arc::new(Proxy::new(config, &pools, metrics, tasks.clone()));
         let tls = match tls {

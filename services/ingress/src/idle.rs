@@ -16,6 +16,7 @@
 //! The count is an atomic, and only its moves to and from zero wake the waiter: a busy
 //! connection's streams open and close without taking a lock.
 
+use crate::stall::Progress;
 use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
@@ -40,6 +41,7 @@ pub struct Activity {
     /// Set, and `calm` told, once the client cancelled too much.
     unruly: AtomicBool,
     calm: Notify,
+    progress: Progress,
 }
 
 impl Activity {
@@ -52,6 +54,7 @@ impl Activity {
             cancelled: AtomicUsize::new(0),
             unruly: AtomicBool::new(false),
             calm: Notify::new(),
+            progress: Progress::default(),
         })
     }
 
@@ -61,9 +64,12 @@ impl Activity {
         if self.open.fetch_add(1, Ordering::AcqRel) == 0 {
             self.turned.notify_waiters();
         }
+        // Waiting on its origin for its answer's head.
+        self.progress.waits(true);
         Busy {
             activity: self.clone(),
             finished: false,
+            waiting: true,
         }
     }
 
@@ -83,6 +89,13 @@ impl Activity {
     /// half of all it opened.
     pub async fn unruly(&self) {
         self.calm.notified().await;
+    }
+
+    /// Resolves once streams are open and all have waited on the client for `timeout`
+    /// ([`crate::stall`]).
+    pub async fn stalled_for(&self, timeout: Duration) {
+        let open = || self.open.load(Ordering::Acquire) > 0;
+        self.progress.stalled_for(open, timeout).await;
     }
 
     /// Resolves once no stream has been open for `timeout`.
@@ -108,10 +121,29 @@ impl Activity {
 pub struct Busy {
     activity: Arc<Activity>,
     finished: bool,
+    /// Waiting on its origin (counted in the connection's [`Progress`]).
+    waiting: bool,
+}
+
+impl Busy {
+    /// The stream starts or stops waiting on its origin; when it stops, it has handed hyper a
+    /// head or a frame.
+    fn wait(&mut self, waiting: bool) {
+        if self.waiting != waiting {
+            self.waiting = waiting;
+            self.activity.progress.waits(waiting);
+        }
+        if !waiting {
+            self.activity.progress.handed();
+        }
+    }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
+        if self.waiting {
+            self.activity.progress.waits(false);
+        }
         if !self.finished {
             self.activity.cancel();
         }
@@ -172,7 +204,10 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let response = ready!(this.inner.poll(cx))?;
-        let busy = this.busy.take();
+        let mut busy = this.busy.take();
+        if let Some(busy) = &mut busy {
+            busy.wait(false);
+        }
         Poll::Ready(Ok(response.map(|inner| Held { inner, busy })))
     }
 }
@@ -185,6 +220,12 @@ pub struct Held<B: Body> {
 }
 
 impl<B: Body> Held<B> {
+    fn wait(&mut self, waiting: bool) {
+        if let Some(busy) = &mut self.busy {
+            busy.wait(waiting);
+        }
+    }
+
     fn finish(&mut self) {
         if let Some(busy) = &mut self.busy {
             busy.finished = true;
@@ -209,7 +250,11 @@ impl<B: Body<Data = Bytes> + Unpin> Body for Held<B> {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) else {
+            self.wait(true);
+            return Poll::Pending;
+        };
+        self.wait(false);
         // Ended, or broken by the origin: either way not the client's cancel.
         if !matches!(frame, Some(Ok(_))) || self.inner.is_end_stream() {
             self.finish();

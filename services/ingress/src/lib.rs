@@ -32,6 +32,7 @@ pub mod origin;
 pub mod proxy;
 pub mod server;
 pub mod settings;
+pub mod stall;
 pub mod timer_floor;
 pub mod tls;
 pub mod worker_index;

@@ -80,6 +80,8 @@ pub struct TlsServing {
     pub hsts: bool,
     /// How long an HTTP/2 connection with no open stream is kept.
     pub http2_idle_timeout: Duration,
+    /// How long an HTTP/2 connection's open streams may all wait on the client.
+    pub send_timeout: Duration,
 }
 
 /// Serves TLS on `listener` until `stop`: `make(peer, answering)` is the connection's
@@ -103,6 +105,7 @@ pub async fn serve_tls<F, S, B>(
     let TlsServing {
         hsts,
         http2_idle_timeout,
+        send_timeout,
     } = serving;
     accept_each(&listener, &stop, |stream, peer| {
         let answering = Arc::new(Answering::default());
@@ -121,11 +124,15 @@ pub async fn serve_tls<F, S, B>(
                     tokio::select! {
                         () = activity.idle_for(http2_idle_timeout) => log_idle(),
                         () = activity.unruly() => log_unruly(),
+                        () = activity.stalled_for(send_timeout) => log_stalled(),
                     }
                 };
+                // Streams the client takes nothing of never end: they do not hold it either.
                 let linger = async {
-                    activity.idle_for(GOAWAY_LINGER).await;
-                    log_lingered();
+                    tokio::select! {
+                        () = activity.idle_for(GOAWAY_LINGER) => log_lingered(),
+                        () = activity.stalled_for(send_timeout) => log_stalled(),
+                    }
                 };
                 drive(
                     connection,
@@ -271,6 +278,10 @@ fn log_idle() {
 
 fn log_unruly() {
     tracing::info!("HTTP/2 client cancelled most of its streams: GOAWAY");
+}
+
+fn log_stalled() {
+    tracing::info!("HTTP/2 client took no answer data for the send timeout: closed");
 }
 
 fn log_lingered() {

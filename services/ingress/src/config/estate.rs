@@ -18,6 +18,9 @@ pub struct Estate {
     pub connect_retry_deadline: Duration,
     /// How long an HTTP/2 connection with no open stream is kept before GOAWAY.
     pub http2_idle_timeout: Duration,
+    /// How long an HTTP/2 connection's open streams may all wait on the client to take their
+    /// answers (a zero flow-control window, say) before it is closed.
+    pub send_timeout: Duration,
     /// `strict-transport-security` on every response.
     pub hsts: bool,
     /// The peers whose well-formed `x-request-id` is kept (`estate.requestId.trustFrom`).
@@ -52,6 +55,8 @@ pub struct HealthCheck {
 
 /// Default HTTP/2 idle timeout (nginx's `keepalive_timeout`, 75 s).
 pub const DEFAULT_HTTP2_IDLE_TIMEOUT: Duration = Duration::from_secs(75);
+/// `estate.sendTimeout` when unset: nginx's `send_timeout`.
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default drain deadline.
 pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default time between health probes.
@@ -87,14 +92,22 @@ impl Estate {
             "estate.http2IdleTimeout",
             DEFAULT_HTTP2_IDLE_TIMEOUT,
         )?;
-        if http2_idle_timeout.is_zero() {
-            return Err(invalid(
-                "estate.http2IdleTimeout".to_owned(),
-                "must be more than 0s".to_owned(),
-            ));
+        let send_timeout = duration(
+            &raw.send_timeout,
+            "estate.sendTimeout",
+            DEFAULT_SEND_TIMEOUT,
+        )?;
+        for (value, key) in [
+            (http2_idle_timeout, "estate.http2IdleTimeout"),
+            (send_timeout, "estate.sendTimeout"),
+        ] {
+            if value.is_zero() {
+                return Err(invalid(key.to_owned(), "must be more than 0s".to_owned()));
+            }
         }
         Ok(Self {
             http2_idle_timeout,
+            send_timeout,
             drain_timeout: duration(
                 &raw.drain_timeout,
                 "estate.drainTimeout",

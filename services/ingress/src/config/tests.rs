@@ -137,3 +137,14 @@ fn the_http2_idle_timeout_defaults_to_75s_and_must_be_more_than_zero() {
         "estate.http2IdleTimeout: must be more than 0s"
     );
 }
+
+#[test]
+fn the_send_timeout_defaults_to_60s_and_must_be_more_than_zero() {
+    let base = "ingress:\n  - service: http_status:404\n";
+    let default = parse(base).expect("valid");
+    assert_eq!(default.estate.send_timeout, Duration::from_secs(60));
+    let set = parse(&format!("{base}estate:\n  sendTimeout: 2m\n")).expect("valid");
+    assert_eq!(set.estate.send_timeout, Duration::from_secs(120));
+    let zero = parse(&format!("{base}estate:\n  sendTimeout: 0s\n")).expect_err("zero");
+    assert_eq!(zero.to_string(), "estate.sendTimeout: must be more than 0s");
+}

@@ -1,8 +1,11 @@
 //! An HTTP/2 client cannot hold the edge or make it work for nothing: a connection that
 //! never sends its preface, or never answers the GOAWAY's PING, is dropped a few seconds
 //! after `estate.http2IdleTimeout`; a client that cancels most of the streams it opens (each
-//! of which may have cost an origin connection) is told GOAWAY after a hundred.
+//! of which may have cost an origin connection) is told GOAWAY after a hundred; one that
+//! never opens its flow-control window, so no answer can be sent, is closed after
+//! `estate.sendTimeout`.
 
+use crate::origins::Origin;
 use crate::raw_origin::{Behaviour, RawOrigin};
 use crate::secure::{DevCert, HOST};
 use bytes::Bytes;
@@ -103,5 +106,59 @@ async fn a_client_that_cancels_most_of_its_streams_is_told_goaway() {
         origin.received() <= cancelled,
         "{} requests reached the origin for {cancelled} streams",
         origin.received()
+    );
+}
+
+#[actix_web::test]
+async fn a_client_that_takes_no_answer_data_is_closed_after_the_send_timeout() {
+    let origin = Origin::start("h2");
+    let cert = DevCert::make();
+    let file = format!(
+        "ingress:\n  - hostname: {HOST}\n    service: {}\n  - service: http_status:404\n\
+         estate:\n  sendTimeout: 1s\n",
+        origin.url()
+    );
+    let ingress = cert.ingress(&file, &[]);
+    let stream = cert.connect(ingress.tls(), &[b"h2"]).await;
+    // A window of nothing: the answers' heads come, their bodies never can.
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .initial_stream_window_size(0)
+        .handshake(TokioIo::new(stream))
+        .await
+        .expect("HTTP/2");
+    let task = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let base = format!("https://{HOST}:{}", ingress.tls().port());
+    // An origin slower than the send timeout is not the client's stall.
+    let slow = cert
+        .client(ingress.tls())
+        .get(format!("{base}/slow?ms=2500"))
+        .send()
+        .await
+        .expect("a slow origin's answer");
+    assert_eq!(
+        (slow.status().as_u16(), slow.version()),
+        (200, http::Version::HTTP_2)
+    );
+    let url = format!("{base}/echo");
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        let request = http::Request::get(&url)
+            .body(Empty::<Bytes>::new())
+            .expect("a request");
+        let response = sender.send_request(request).await.expect("a head");
+        assert_eq!(response.status(), 200);
+        answers.push(response);
+    }
+    let held = Instant::now();
+    tokio::time::timeout(GONE_WITHIN, task)
+        .await
+        .expect("the ingress closes a connection whose client takes nothing")
+        .expect("the connection task");
+    assert!(
+        held.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        held.elapsed()
     );
 }
