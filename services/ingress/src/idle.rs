@@ -10,8 +10,9 @@
 //!
 //! A stream the client resets before its answer is whole is counted as cancelled. A client
 //! that cancels most of what it asks ([`Activity::unruly`]: at least [`CANCELLED_FLOOR`]
-//! streams, and more than half of all) is told GOAWAY: each cancelled request may have cost
-//! an origin connection, opened and closed for nothing (a paced "rapid reset").
+//! streams, and more than half of all), or [`CANCELLED_CEILING`] streams whatever else it
+//! asked, is told GOAWAY: each cancelled request may have cost an origin connection, opened
+//! and closed for nothing (a paced "rapid reset", padded with cheap requests or not).
 //!
 //! The count is an atomic, and only its moves to and from zero wake the waiter: a busy
 //! connection's streams open and close without taking a lock.
@@ -30,6 +31,8 @@ use tokio::sync::Notify;
 
 /// Cancelled streams a connection may have before [`Activity::unruly`] looks at their share.
 pub const CANCELLED_FLOOR: usize = 100;
+/// Cancelled streams a connection may have, whatever their share.
+pub const CANCELLED_CEILING: usize = 1000;
 
 /// How many streams of one connection are open, and how many it had and cancelled.
 pub struct Activity {
@@ -77,16 +80,15 @@ impl Activity {
     fn cancel(&self) {
         let cancelled = self.cancelled.fetch_add(1, Ordering::Relaxed) + 1;
         let streams = self.streams.load(Ordering::Relaxed);
-        if cancelled >= CANCELLED_FLOOR
-            && cancelled * 2 > streams
-            && !self.unruly.swap(true, Ordering::AcqRel)
-        {
+        let unruly = cancelled >= CANCELLED_CEILING
+            || (cancelled >= CANCELLED_FLOOR && cancelled * 2 > streams);
+        if unruly && !self.unruly.swap(true, Ordering::AcqRel) {
             self.calm.notify_one();
         }
     }
 
     /// Resolves once the client has cancelled at least [`CANCELLED_FLOOR`] streams, more than
-    /// half of all it opened.
+    /// half of all it opened, or [`CANCELLED_CEILING`].
     pub async fn unruly(&self) {
         self.calm.notified().await;
     }

@@ -1,7 +1,8 @@
 //! An HTTP/2 client cannot hold the edge or make it work for nothing: a connection that
 //! never sends its preface, or never answers the GOAWAY's PING, is dropped a few seconds
 //! after `estate.http2IdleTimeout`; a client that cancels most of the streams it opens (each
-//! of which may have cost an origin connection) is told GOAWAY after a hundred; one that
+//! of which may have cost an origin connection) is told GOAWAY after a hundred, and any client
+//! after a thousand, however many cheap requests it sends between them; one that
 //! never opens its flow-control window, so no answer can be sent, is closed after
 //! `estate.sendTimeout`.
 
@@ -10,6 +11,7 @@ use crate::raw_origin::{Behaviour, RawOrigin};
 use crate::secure::{DevCert, HOST};
 use bytes::Bytes;
 use http_body_util::Empty;
+use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -63,12 +65,18 @@ async fn a_silent_http2_client_is_dropped_after_the_idle_timeout() {
     assert!(deaf >= Duration::from_millis(900), "{deaf:?}");
 }
 
-#[actix_web::test]
-async fn a_client_that_cancels_most_of_its_streams_is_told_goaway() {
-    // An origin that never answers: every stream waits until the client cancels it.
+/// Opens streams to an origin that never answers on one connection and cancels each, with
+/// `padding` answered requests (to a status rule) before each: how many it cancelled before
+/// the ingress said GOAWAY, at most `limit`.
+async fn cancel_until_goaway(padding: usize, limit: usize) -> usize {
     let origin = RawOrigin::start(Behaviour::Silent).await;
     let cert = DevCert::make();
-    let ingress = cert.ingress(&routes(&origin.url()), &[]);
+    let file = format!(
+        "ingress:\n  - hostname: {HOST}\n    path: ^/cheap\n    service: http_status:204\n\
+         {}",
+        routes(&origin.url()).trim_start_matches("ingress:\n")
+    );
+    let ingress = cert.ingress(&file, &[]);
     let stream = cert.connect(ingress.tls(), &[b"h2"]).await;
     let (mut sender, connection) =
         hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
@@ -77,35 +85,74 @@ async fn a_client_that_cancels_most_of_its_streams_is_told_goaway() {
     let task = tokio::spawn(async move {
         let _ = connection.await;
     });
-    let url = format!("https://{HOST}:{}/wait", ingress.tls().port());
+    let base = format!("https://{HOST}:{}", ingress.tls().port());
     let mut cancelled = 0;
-    while cancelled < 400 {
-        if sender.ready().await.is_err() {
-            break;
-        }
-        let request = http::Request::get(&url)
-            .body(Empty::<Bytes>::new())
-            .expect("a request");
-        // Dropped unanswered: hyper resets the stream (CANCEL).
-        let sent = tokio::time::timeout(Duration::from_millis(20), sender.send_request(request));
-        match sent.await {
-            Err(_) => cancelled += 1,
-            Ok(Err(_)) => break,
-            Ok(Ok(response)) => panic!("a silent origin answered {}", response.status()),
-        }
+    while cancelled < limit && pad_and_cancel(&mut sender, &base, padding).await {
+        cancelled += 1;
     }
-    assert!(
-        (100..=130).contains(&cancelled),
-        "GOAWAY came after {cancelled} cancelled streams"
-    );
-    tokio::time::timeout(GONE_WITHIN, task)
-        .await
-        .expect("the connection ends after GOAWAY")
-        .expect("the connection task");
+    if cancelled < limit {
+        tokio::time::timeout(GONE_WITHIN, task)
+            .await
+            .expect("the connection ends after GOAWAY")
+            .expect("the connection task");
+    }
     assert!(
         origin.received() <= cancelled,
         "{} requests reached the origin for {cancelled} streams",
         origin.received()
+    );
+    cancelled
+}
+
+fn get(base: &str, path: &str) -> http::Request<Empty<Bytes>> {
+    http::Request::get(format!("{base}{path}"))
+        .body(Empty::new())
+        .expect("a request")
+}
+
+/// `padding` answered requests on `sender`, then one the client cancels: whether the ingress
+/// still took them all.
+async fn pad_and_cancel(
+    sender: &mut SendRequest<Empty<Bytes>>,
+    base: &str,
+    padding: usize,
+) -> bool {
+    for _ in 0..padding {
+        match sender.send_request(get(base, "/cheap")).await {
+            Ok(answer) => assert_eq!(answer.status(), 204),
+            Err(_) => return false,
+        }
+    }
+    if sender.ready().await.is_err() {
+        return false;
+    }
+    // Dropped unanswered: hyper resets the stream (CANCEL).
+    let sent = tokio::time::timeout(
+        Duration::from_millis(5),
+        sender.send_request(get(base, "/wait")),
+    );
+    match sent.await {
+        Err(_) => true,
+        Ok(Err(_)) => false,
+        Ok(Ok(response)) => panic!("a silent origin answered {}", response.status()),
+    }
+}
+
+#[actix_web::test]
+async fn a_client_that_cancels_most_of_its_streams_is_told_goaway() {
+    let cancelled = cancel_until_goaway(0, 400).await;
+    assert!(
+        (100..=130).contains(&cancelled),
+        "GOAWAY came after {cancelled} cancelled streams"
+    );
+}
+
+#[actix_web::test]
+async fn a_thousand_cancelled_streams_are_told_goaway_whatever_else_was_asked() {
+    let cancelled = cancel_until_goaway(2, 1200).await;
+    assert!(
+        (1000..=1030).contains(&cancelled),
+        "GOAWAY came after {cancelled} cancelled streams, each after two answered"
     );
 }
 
