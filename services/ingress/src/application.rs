@@ -120,7 +120,14 @@ impl Application {
             })
         };
         let forever = (CancellationToken::new(), TaskTracker::new());
-        tokio::spawn(server::serve(admin_listener, answer, forever.0, forever.1));
+        let send_timeout = config.estate.send_timeout;
+        tokio::spawn(server::serve(
+            admin_listener,
+            answer,
+            send_timeout,
+            forever.0,
+            forever.1,
+        ));
         let serving = TlsServing {
             hsts: config.estate.hsts,
             http2_idle_timeout: config.estate.http2_idle_timeout,

@@ -105,6 +105,7 @@ async fn serve_plain(
     stop: &CancellationToken,
     tasks: &TaskTracker,
 ) {
+    let send_timeout = edge.tls_serving().send_timeout;
     let make = move |peer| {
         let edge = edge.clone();
         service_fn(move |request| {
@@ -112,7 +113,7 @@ async fn serve_plain(
             async move { Ok::<_, Infallible>(edge.plain(peer, request).await) }
         })
     };
-    server::serve(listener, make, stop.clone(), tasks.clone()).await;
+    server::serve(listener, make, send_timeout, stop.clone(), tasks.clone()).await;
 }
 
 async fn serve_tls(

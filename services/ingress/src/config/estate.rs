@@ -18,8 +18,8 @@ pub struct Estate {
     pub connect_retry_deadline: Duration,
     /// How long an HTTP/2 connection with no open stream is kept before GOAWAY.
     pub http2_idle_timeout: Duration,
-    /// How long an HTTP/2 connection's open streams may all wait on the client to take their
-    /// answers (a zero flow-control window, say) before it is closed.
+    /// How long a client connection may take nothing of its answers (a full receive window, a
+    /// zero HTTP/2 flow-control window) before it is closed.
     pub send_timeout: Duration,
     /// `strict-transport-security` on every response.
     pub hsts: bool,

@@ -65,8 +65,9 @@ pub struct RawEstate {
     pub connect_retry_deadline: Option<String>,
     /// How long an HTTP/2 connection with no open stream is kept (default 75s).
     pub http2_idle_timeout: Option<String>,
-    /// How long an HTTP/2 connection's open streams may all wait on the client to take
-    /// their answers before it is closed (default 60s, nginx's `send_timeout`).
+    /// How long a client connection may take nothing of its answers (HTTP/1.1: a blocked
+    /// write; HTTP/2: every open stream waiting on the client) before it is closed (default
+    /// 60s, nginx's `send_timeout`).
     pub send_timeout: Option<String>,
     /// Headers the edge adds.
     #[serde(default)]

@@ -22,6 +22,7 @@ mod restart;
 mod rolling;
 mod rules;
 mod secure;
+mod send_timeout;
 mod streaming;
 mod strict;
 mod timeout;
