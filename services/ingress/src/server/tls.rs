@@ -29,6 +29,7 @@ const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// dropped: a client that never answers the GOAWAY's PING, or never sent its preface, must
 /// not hold the connection.
 const GOAWAY_LINGER: Duration = Duration::from_secs(5);
+
 /// How the TLS port answers beside its service.
 #[derive(Debug, Clone, Copy)]
 pub struct TlsServing {
