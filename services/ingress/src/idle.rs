@@ -17,7 +17,7 @@
 //! The count is an atomic, and only its moves to and from zero wake the waiter: a busy
 //! connection's streams open and close without taking a lock.
 
-use crate::stall::Progress;
+use crate::stall::{Clock, Progress};
 use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
@@ -67,9 +67,8 @@ impl Activity {
         if self.open.fetch_add(1, Ordering::AcqRel) == 0 {
             self.turned.notify_waiters();
         }
-        // Waiting on its origin for its answer's head.
-        self.progress.waits(true);
         Busy {
+            clock: self.progress.clock(),
             activity: self.clone(),
             finished: false,
             waiting: true,
@@ -93,11 +92,20 @@ impl Activity {
         self.calm.notified().await;
     }
 
-    /// Resolves once streams are open and all have waited on the client for `timeout`
+    /// Resolves once an open stream has waited on the client for `timeout`
     /// ([`crate::stall`]).
     pub async fn stalled_for(&self, timeout: Duration) {
-        let open = || self.open.load(Ordering::Acquire) > 0;
-        self.progress.stalled_for(open, timeout).await;
+        self.progress.stalled_for(timeout).await;
+    }
+
+    /// Resolves once more than `slack` streams have been opened since it was first polled
+    /// (after a GOAWAY, a client that goes on opening streams ignores it): checked every
+    /// tenth of a second.
+    pub async fn opens_more_than(&self, slack: usize) {
+        let before = self.streams.load(Ordering::Relaxed);
+        while self.streams.load(Ordering::Relaxed) <= before + slack {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     /// Resolves once no stream has been open for `timeout`.
@@ -123,29 +131,25 @@ impl Activity {
 pub struct Busy {
     activity: Arc<Activity>,
     finished: bool,
-    /// Waiting on its origin (counted in the connection's [`Progress`]).
+    /// Waiting on its origin (as its clock says, kept here to touch the clock on changes only).
     waiting: bool,
+    clock: Arc<Clock>,
 }
 
 impl Busy {
     /// The stream starts or stops waiting on its origin; when it stops, it has handed hyper a
     /// head or a frame.
     fn wait(&mut self, waiting: bool) {
-        if self.waiting != waiting {
-            self.waiting = waiting;
-            self.activity.progress.waits(waiting);
+        if waiting && self.waiting {
+            return;
         }
-        if !waiting {
-            self.activity.progress.handed();
-        }
+        self.waiting = waiting;
+        self.activity.progress.waits(&self.clock, waiting);
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        if self.waiting {
-            self.activity.progress.waits(false);
-        }
         if !self.finished {
             self.activity.cancel();
         }

@@ -6,67 +6,96 @@
 //! on the client that long (a flow-control window it never opens, so their answers cannot be
 //! sent); a blocked socket is one such wait.
 //!
-//! A stream waits on its origin from its request until its answer's head, and again whenever
-//! its body has no frame ready (a long poll, a slow download); otherwise what it has is the
-//! client's to take. [`Progress`] counts the streams waiting on their origins and keeps the
-//! last time any stream handed hyper a head or a frame.
+//! Over HTTP/2 it is a connection with one stream that has waited on the client that long,
+//! other streams' answers notwithstanding: a client that keeps one cheap stream busy must not
+//! hold the others. A stream waits on its origin from its request until its answer's head, and
+//! again whenever its body has no frame ready (a long poll, a slow download); otherwise what it
+//! has is the client's to take. Each stream's [`Clock`] keeps whether it waits on its origin and
+//! the last time it handed hyper a head or a frame; [`Progress`] holds every open stream's.
+//! hyper offers no way to reset one stream from outside (it polls an answer's body only once
+//! the client's window has room), so the whole connection goes, where nginx resets the stream.
 
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-/// What one connection's streams have handed hyper, and how many wait on their origins.
+/// One stream's clock: when it last handed hyper a head or a frame, and whether it waits on
+/// its origin now.
+pub struct Clock {
+    handed: AtomicU64,
+    waiting: AtomicBool,
+}
+
+/// Every open stream's [`Clock`] on one connection.
 pub struct Progress {
     started: Instant,
-    /// Milliseconds from `started` to the last head or frame handed to hyper.
-    handed: AtomicU64,
-    /// Streams waiting on their origins.
-    waiting: AtomicUsize,
+    clocks: Mutex<Vec<Weak<Clock>>>,
+    /// How many clocks the list may hold before the closed streams' are swept out.
+    sweep_at: AtomicUsize,
 }
 
 impl Default for Progress {
-    /// A connection that has handed nothing yet.
+    /// A connection with no stream yet.
     fn default() -> Self {
         Self {
             started: Instant::now(),
-            handed: AtomicU64::new(0),
-            waiting: AtomicUsize::new(0),
+            clocks: Mutex::new(Vec::new()),
+            sweep_at: AtomicUsize::new(SWEEP_FLOOR),
         }
     }
 }
 
+/// Clocks a connection keeps before the first sweep of closed streams' clocks.
+const SWEEP_FLOOR: usize = 64;
+
 impl Progress {
-    /// A stream handed hyper a head or a frame now.
-    pub fn handed(&self) {
-        self.handed.store(self.now(), Ordering::Relaxed);
+    /// A clock for a new stream, waiting on its origin for its answer's head.
+    pub fn clock(&self) -> Arc<Clock> {
+        let clock = Arc::new(Clock {
+            handed: AtomicU64::new(self.now()),
+            waiting: AtomicBool::new(true),
+        });
+        let mut clocks = self.clocks.lock().unwrap_or_else(PoisonError::into_inner);
+        if clocks.len() >= self.sweep_at.load(Ordering::Relaxed) {
+            // Amortized: the list is swept when it has doubled since the last sweep.
+            clocks.retain(|clock| clock.strong_count() > 0);
+            self.sweep_at
+                .store((clocks.len() * 2).max(SWEEP_FLOOR), Ordering::Relaxed);
+        }
+        clocks.push(Arc::downgrade(&clock));
+        clock
     }
 
-    /// A stream starts (`true`) or stops waiting on its origin.
-    pub fn waits(&self, waiting: bool) {
-        if waiting {
-            self.waiting.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.waiting.fetch_sub(1, Ordering::Relaxed);
+    /// `clock`'s stream starts (`true`) or stops waiting on its origin; when it stops, it has
+    /// handed hyper a head or a frame.
+    pub fn waits(&self, clock: &Clock, waiting: bool) {
+        clock.waiting.store(waiting, Ordering::Relaxed);
+        if !waiting {
+            clock.handed.store(self.now(), Ordering::Relaxed);
         }
     }
 
-    /// Resolves once, with `open()` streams, none has waited on its origin and none has
-    /// handed anything for `timeout`: checked every quarter of it.
-    pub async fn stalled_for(&self, open: impl Fn() -> bool, timeout: Duration) {
+    /// Resolves once an open stream has neither waited on its origin nor handed hyper
+    /// anything for `timeout` (its answer waits on the client): checked every quarter of it.
+    pub async fn stalled_for(&self, timeout: Duration) {
         let tick = (timeout / 4).max(Duration::from_millis(100));
         let limit = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         loop {
             tokio::time::sleep(tick).await;
-            let since = self
-                .now()
-                .saturating_sub(self.handed.load(Ordering::Relaxed));
-            if open() && self.waiting.load(Ordering::Relaxed) == 0 && since >= limit {
+            let now = self.now();
+            let mut clocks = self.clocks.lock().unwrap_or_else(PoisonError::into_inner);
+            clocks.retain(|clock| clock.strong_count() > 0);
+            let stalled = clocks.iter().filter_map(Weak::upgrade).any(|clock| {
+                !clock.waiting.load(Ordering::Relaxed)
+                    && now.saturating_sub(clock.handed.load(Ordering::Relaxed)) >= limit
+            });
+            if stalled {
                 return;
             }
         }

@@ -107,33 +107,55 @@ pub fn strip_hop_by_hop(headers: &mut HeaderMap, websocket: bool) {
     }
 }
 
-/// Fields that tell an origin the client's address or scheme, beside the `X-Forwarded-*`
-/// family: the edge decides those facts, so a client's own are dropped.
-const CLIENT_CLAIMS: [HeaderName; 7] = [
-    FORWARDED,
-    HeaderName::from_static("x-real-ip"),
-    HeaderName::from_static("cf-connecting-ip"),
-    HeaderName::from_static("true-client-ip"),
-    HeaderName::from_static("x-client-ip"),
-    HeaderName::from_static("x-cluster-client-ip"),
-    HeaderName::from_static("fastly-client-ip"),
-];
-
 /// Whether a client's request field claims what only the edge decides: a name holding `_`
 /// (nginx's default, `underscores_in_headers off`: an origin behind CGI, WSGI or Rack reads
-/// `X_Forwarded_For` and `X-Forwarded-For` as one variable), the client's address or scheme
-/// by another name (`Forwarded`, `X-Real-IP`, `CF-Connecting-IP`, …), or an `X-Forwarded-*`
-/// the edge does not set (`X-Forwarded-Ssl`, `-Port`, `-Scheme`, `-Server`, `-Prefix`).
+/// `X_Forwarded_For` and `X-Forwarded-For` as one variable); the client's address or scheme by
+/// another name than the edge's (`Forwarded`, `X-Real-IP`, `CF-Connecting-IP`, `X-Forwarded`,
+/// and every `X-Forwarded-*` the edge does not set: `-Ssl`, `-Port`, `-Scheme`, `-Server`,
+/// `-Prefix`); or another method or URL than the request's (`X-HTTP-Method-Override`,
+/// `X-Original-URL`), which some origins obey, past the edge's method and path rules.
 /// `X-Forwarded-For` stays (the edge appends the peer to it); `-Proto` and `-Host` are
 /// replaced by [`add_forwarded`].
 fn is_client_claim(name: &HeaderName) -> bool {
-    let name_text = name.as_str();
-    name_text.contains('_')
-        || CLIENT_CLAIMS.contains(name)
-        || (name_text.starts_with("x-forwarded-")
-            && *name != X_FORWARDED_FOR
-            && *name != X_FORWARDED_PROTO
-            && *name != X_FORWARDED_HOST)
+    let text = name.as_str();
+    match text {
+        "forwarded"
+        | "forwarded-for"
+        | "x-forwarded"
+        | "x-real-ip"
+        | "client-ip"
+        | "x-client-ip"
+        | "x-cluster-client-ip"
+        | "true-client-ip"
+        | "cf-connecting-ip"
+        | "cf-connecting-ipv6"
+        | "cf-pseudo-ipv4"
+        | "cf-visitor"
+        | "fastly-client-ip"
+        | "x-originating-ip"
+        | "x-remote-ip"
+        | "x-remote-addr"
+        | "x-appengine-user-ip"
+        | "x-azure-clientip"
+        | "x-envoy-external-address"
+        | "x-proxyuser-ip"
+        | "x-original-forwarded-for"
+        | "front-end-https"
+        | "x-url-scheme"
+        | "x-http-method-override"
+        | "x-http-method"
+        | "x-method-override"
+        | "x-original-method"
+        | "x-original-url"
+        | "x-rewrite-url" => true,
+        _ => {
+            text.contains('_')
+                || (text.starts_with("x-forwarded-")
+                    && *name != X_FORWARDED_FOR
+                    && *name != X_FORWARDED_PROTO
+                    && *name != X_FORWARDED_HOST)
+        }
+    }
 }
 
 /// Removes every request field that claims what only the edge decides ([`is_client_claim`]).

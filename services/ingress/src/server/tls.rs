@@ -29,6 +29,10 @@ const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// dropped: a client that never answers the GOAWAY's PING, or never sent its preface, must
 /// not hold the connection.
 const GOAWAY_LINGER: Duration = Duration::from_secs(5);
+/// Streams a client may still open after a GOAWAY (those it sent before it read it) before
+/// the connection is dropped: hyper sends its final GOAWAY only once the client answers a
+/// PING, so a client that never does could otherwise go on opening streams.
+const AFTER_GOAWAY: usize = 100;
 
 /// How the TLS port answers beside its service.
 #[derive(Debug, Clone, Copy)]
@@ -86,8 +90,10 @@ pub async fn serve_tls<F, S, B>(
                     }
                 };
                 let linger = async {
-                    activity.idle_for(GOAWAY_LINGER).await;
-                    log_lingered();
+                    tokio::select! {
+                        () = activity.idle_for(GOAWAY_LINGER) => log_lingered(),
+                        () = activity.opens_more_than(AFTER_GOAWAY) => log_ignored_goaway(),
+                    }
                 };
                 let stalled = async {
                     tokio::select! {
@@ -159,6 +165,10 @@ fn log_idle() {
 
 fn log_unruly() {
     tracing::info!("HTTP/2 client cancelled most of its streams: GOAWAY");
+}
+
+fn log_ignored_goaway() {
+    tracing::info!("HTTP/2 client went on opening streams after GOAWAY: dropped");
 }
 
 fn log_lingered() {

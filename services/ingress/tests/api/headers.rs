@@ -50,6 +50,14 @@ async fn the_origin_sees_forwarded_headers_and_no_hop_by_hop_ones() {
         .header("x-forwarded-port", "443")
         .header("x-forwarded-server", "evil.test")
         .header("x-forwarded-prefix", "/admin")
+        .header("x-forwarded", "for=198.51.100.9")
+        .header("client-ip", "198.51.100.9")
+        .header("x-originating-ip", "198.51.100.9")
+        .header("cf-visitor", r#"{"scheme":"https"}"#)
+        .header("front-end-https", "on")
+        .header("x-http-method-override", "TRACE")
+        .header("x-original-url", "/blocked")
+        .header("x-rewrite-url", "/blocked")
         .body("payload");
     let seen = seen(request).await;
     let headers = &seen["headers"];
@@ -71,6 +79,14 @@ async fn the_origin_sees_forwarded_headers_and_no_hop_by_hop_ones() {
         "x-forwarded-port",
         "x-forwarded-server",
         "x-forwarded-prefix",
+        "x-forwarded",
+        "client-ip",
+        "x-originating-ip",
+        "cf-visitor",
+        "front-end-https",
+        "x-http-method-override",
+        "x-original-url",
+        "x-rewrite-url",
         "x_forwarded_for",
         "x_real_ip",
         "x_request_id",

@@ -3,8 +3,9 @@
 //! after `estate.http2IdleTimeout`; a client that cancels most of the streams it opens (each
 //! of which may have cost an origin connection) is told GOAWAY after a hundred, and any client
 //! after a thousand, however many cheap requests it sends between them; one that
-//! never opens its flow-control window, so no answer can be sent, is closed after
-//! `estate.sendTimeout`.
+//! never opens its flow-control window for a stream, so its answer cannot be sent, is closed
+//! after `estate.sendTimeout`, however busy its other streams are; one that ignores a GOAWAY
+//! and goes on opening streams is dropped.
 
 use crate::origins::Origin;
 use crate::raw_origin::{Behaviour, RawOrigin};
@@ -161,7 +162,8 @@ async fn a_client_that_takes_no_answer_data_is_closed_after_the_send_timeout() {
     let origin = Origin::start("h2");
     let cert = DevCert::make();
     let file = format!(
-        "ingress:\n  - hostname: {HOST}\n    service: {}\n  - service: http_status:404\n\
+        "ingress:\n  - hostname: {HOST}\n    path: ^/cheap\n    service: http_status:204\n\
+         \x20 - hostname: {HOST}\n    service: {}\n  - service: http_status:404\n\
          estate:\n  sendTimeout: 1s\n",
         origin.url()
     );
@@ -199,13 +201,76 @@ async fn a_client_that_takes_no_answer_data_is_closed_after_the_send_timeout() {
         answers.push(response);
     }
     let held = Instant::now();
-    tokio::time::timeout(GONE_WITHIN, task)
+    // A cheap stream answered every 200 ms does not keep the stalled ones alive.
+    while held.elapsed() < GONE_WITHIN {
+        match sender.send_request(get(&base, "/cheap")).await {
+            Ok(answer) => assert_eq!(answer.status(), 204),
+            Err(_) => break,
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::timeout(Duration::from_secs(2), task)
         .await
         .expect("the ingress closes a connection whose client takes nothing")
         .expect("the connection task");
+    let closed_after = held.elapsed();
     assert!(
-        held.elapsed() >= Duration::from_millis(900),
-        "{:?}",
-        held.elapsed()
+        (Duration::from_millis(900)..GONE_WITHIN).contains(&closed_after),
+        "{closed_after:?}"
+    );
+}
+
+/// One frame: its length, type, flags, stream and payload.
+fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let length = u32::try_from(payload.len())
+        .expect("a short payload")
+        .to_be_bytes();
+    let mut bytes = vec![length[1], length[2], length[3], kind, flags];
+    bytes.extend(stream.to_be_bytes());
+    bytes.extend(payload);
+    bytes
+}
+
+#[actix_web::test]
+async fn a_client_that_ignores_goaway_and_goes_on_cancelling_is_dropped() {
+    let origin = RawOrigin::start(Behaviour::Silent).await;
+    let cert = DevCert::make();
+    let ingress = cert.ingress(&routes(&origin.url()), &[]);
+    let stream = cert.connect(ingress.tls(), &[b"h2"]).await;
+    let (mut reader, mut writer) = tokio::io::split(stream);
+    // Frames from the ingress are read and ignored: no SETTINGS or PING is ever acknowledged.
+    let closed = tokio::spawn(async move {
+        let mut sink = vec![0u8; 16 * 1024];
+        while matches!(reader.read(&mut sink).await, Ok(read) if read > 0) {}
+    });
+    writer.write_all(PREFACE).await.expect("the preface");
+    // GET https://api.localhost/ (HPACK: three indexed fields, `:authority` without indexing).
+    let mut block = vec![0x82, 0x87, 0x84, 0x01, 0x0d];
+    block.extend(HOST.as_bytes());
+    let mut sent = 0_u32;
+    while sent < 3000 && !closed.is_finished() {
+        let id = 2 * sent + 1;
+        let headers = frame(0x1, 0x5, id, &block);
+        if writer.write_all(&headers).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        // RST_STREAM, CANCEL.
+        if writer
+            .write_all(&frame(0x3, 0, id, &8_u32.to_be_bytes()))
+            .await
+            .is_err()
+        {
+            break;
+        }
+        sent += 1;
+    }
+    tokio::time::timeout(GONE_WITHIN, closed)
+        .await
+        .expect("the ingress drops the connection")
+        .expect("the reading task");
+    assert!(
+        sent < 400,
+        "{sent} streams opened and cancelled before the connection went"
     );
 }
