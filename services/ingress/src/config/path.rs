@@ -4,10 +4,10 @@
 //!
 //! What the origin receives is the path normalized as RFC 3986 §6.2.2 allows without changing
 //! what it names: percent-encoded unreserved characters decoded (`%61` is `a`, `%2e` is `.`),
-//! the other escapes in upper case, dot segments resolved (`/x/../a`, `/%2e/a` are `/a`), and a
-//! leading run of slashes made one (`//a.test/x` is `/a.test/x`: an origin parsing the target as
-//! a URL reference would read `a.test` as an authority). The query goes through as sent. A rule matches that path decoded (as cloudflared matches
-//! `req.URL.Path`), with each segment's matrix parameters cut (`/a;x/b` is `/a/b`, as servlet
+//! the other escapes in upper case, dot segments resolved (`/x/../a`, `/%2e/a` are `/a`), and
+//! a leading run of slashes made one (`//a.test/x` is `/a.test/x`: an origin parsing the
+//! target as a URL reference would read `a.test` as an authority). The query goes through as
+//! sent. A rule matches that path decoded (as cloudflared matches `req.URL.Path`), with each segment's matrix parameters cut (`/a;x/b` is `/a/b`, as servlet
 //! containers route it; dot segments are resolved again, so `/a/..;/b` is `/b`) and empty
 //! segments merged (`//a` is `/a`). An origin that routes on its decoded path (actix does)
 //! therefore reaches a handler only for a path the rules have seen.

@@ -66,8 +66,8 @@ pub struct RawEstate {
     /// How long an HTTP/2 connection with no open stream is kept (default 75s).
     pub http2_idle_timeout: Option<String>,
     /// How long a client connection may take nothing of its answers (HTTP/1.1: a blocked
-    /// write; HTTP/2: every open stream waiting on the client) before it is closed (default
-    /// 60s, nginx's `send_timeout`).
+    /// write; HTTP/2: a stream waiting on the client) before it is closed (default 60s,
+    /// nginx's `send_timeout`).
     pub send_timeout: Option<String>,
     /// Headers the edge adds.
     #[serde(default)]

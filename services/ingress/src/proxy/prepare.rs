@@ -1,7 +1,7 @@
 //! The request an origin receives, made from the client's: the absolute-form URL's authority
 //! as `Host`, hop-by-hop headers and the client's claims (fields named with `_`, `Forwarded`,
-//! `X-Real-IP` and the like) out, `X-Forwarded-*` and the
-//! request id in, `httpHostHeader` applied, the normalized path in origin form, HTTP/1.1.
+//! `X-Real-IP` and the like) out, `X-Forwarded-*` and the request id in, `httpHostHeader`
+//! applied, the normalized path in origin form, HTTP/1.1.
 
 use super::headers;
 use super::request_id;
