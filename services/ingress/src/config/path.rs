@@ -7,10 +7,11 @@
 //! the other escapes in upper case, dot segments resolved (`/x/../a`, `/%2e/a` are `/a`), and
 //! a leading run of slashes made one (`//a.test/x` is `/a.test/x`: an origin parsing the
 //! target as a URL reference would read `a.test` as an authority). The query goes through as
-//! sent. A rule matches that path decoded (as cloudflared matches `req.URL.Path`), with each segment's matrix parameters cut (`/a;x/b` is `/a/b`, as servlet
-//! containers route it; dot segments are resolved again, so `/a/..;/b` is `/b`) and empty
-//! segments merged (`//a` is `/a`). An origin that routes on its decoded path (actix does)
-//! therefore reaches a handler only for a path the rules have seen.
+//! sent. A rule matches that path decoded (as cloudflared matches `req.URL.Path`), with each
+//! segment's matrix parameters cut (`/a;x/b` is `/a/b`, as servlet containers route it; dot
+//! segments are resolved again, so `/a/..;/b` is `/b`) and empty segments merged (`//a` is
+//! `/a`). An origin that routes on its decoded path (actix does) therefore reaches a handler
+//! only for a path the rules have seen.
 //!
 //! Refused, because no origin agrees on what they mean: an encoded `/` or `\` (`%2f`, `%5c`),
 //! a raw `\`, an escape of an escape (`%2561`), a broken escape (`%`, `%4`, `%zz`), a
