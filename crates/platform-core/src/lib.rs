@@ -20,6 +20,7 @@
 //!   `CORS_ALLOWED_ORIGINS` and its default.
 //! - [`request_id`]: the `x-request-id` a request is followed by; [`log_fields`]: how a request
 //!   line writes durations and client text; [`metrics`]: the metrics answer's content type.
+//! - [`subscriber`]: one client as a budget sees it (an IPv4 address, an IPv6 /64).
 //! - [`bounds`]: reading an upstream's answer (another service, a language model provider)
 //!   within a size bound.
 
@@ -32,6 +33,7 @@ pub mod log_fields;
 pub mod metrics;
 pub mod request_id;
 pub mod shutdown;
+pub mod subscriber;
 pub mod telemetry;
 pub mod trusted_proxies;
 

@@ -1,23 +1,18 @@
-//! The key a client's per-address budget is kept under: the subscriber, not the address.
-//!
-//! An IPv4 client holds one address, so it is keyed by it. An IPv6 subscriber is handed a
-//! whole prefix (a /64 at the least, often a /56 or /48) and can pick a fresh address in it
-//! for every request: keyed by the full address, each pick would be a fresh budget. IPv6
-//! addresses are therefore keyed by their first `RATE_LIMIT_IPV6_PREFIX` bits (default 64).
-//! An IPv4-mapped IPv6 address (`::ffff:198.51.100.1`) is the IPv4 client it maps.
+//! The key a client's per-address budget is kept under: the subscriber, not the address
+//! ([`platform_core::subscriber`]), its IPv6 networks `RATE_LIMIT_IPV6_PREFIX` bits wide
+//! (default 64).
 
 use crate::client_ip::TrustedProxies;
 use crate::config::{ConfigError, Env};
 use actix_web::HttpRequest;
-use ipnet::Ipv6Net;
 use limiter::KeyDigest;
+use platform_core::subscriber::Subscriber;
 use std::net::IpAddr;
 
 /// How many leading bits of an IPv6 client address make one budget (1 to 128).
 pub const ENV_RATE_LIMIT_IPV6_PREFIX: &str = "RATE_LIMIT_IPV6_PREFIX";
 
-/// One /64 is one subscriber's network (RFC 6177's smallest assignment).
-pub const DEFAULT_IPV6_PREFIX: u8 = 64;
+pub use platform_core::subscriber::DEFAULT_IPV6_PREFIX;
 
 /// The client address behind the trusted proxies, and the key its budget is kept under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,37 +68,19 @@ impl ClientIp {
     /// key, with no text formatted on the way.
     pub fn key_with(&self, request: &HttpRequest, kind: &[u8]) -> Option<KeyDigest> {
         let address = self.address(request)?;
-        let (bytes, len) = self.subscriber_bytes(address);
-        Some(KeyDigest::of_parts(&[kind, &bytes[..len]]))
+        let subscriber = self.subscriber_of(address);
+        Some(KeyDigest::of_parts(&[kind, subscriber.as_bytes()]))
     }
 
-    /// The subscriber as bytes: the IPv4 address's four, or the IPv6 network's sixteen and
-    /// its prefix length.
-    fn subscriber_bytes(&self, address: IpAddr) -> ([u8; 17], usize) {
-        let mut bytes = [0u8; 17];
-        match address.to_canonical() {
-            IpAddr::V4(v4) => {
-                bytes[..4].copy_from_slice(&v4.octets());
-                (bytes, 4)
-            }
-            IpAddr::V6(v6) => {
-                let network = Ipv6Net::new_assert(v6, self.ipv6_prefix).trunc();
-                bytes[..16].copy_from_slice(&network.network().octets());
-                bytes[16] = self.ipv6_prefix;
-                (bytes, 17)
-            }
-        }
+    /// The subscriber `address` belongs to, its IPv6 network of the configured prefix.
+    pub fn subscriber_of(&self, address: IpAddr) -> Subscriber {
+        Subscriber::of(address, self.ipv6_prefix)
     }
 
     /// The subscriber `address` belongs to, as text (for logs and tests): the IPv4 address
     /// itself, or the IPv6 network of the configured prefix (`2001:db8:1:2::/64`).
     pub fn subscriber(&self, address: IpAddr) -> String {
-        match address.to_canonical() {
-            IpAddr::V4(v4) => v4.to_string(),
-            IpAddr::V6(v6) => Ipv6Net::new_assert(v6, self.ipv6_prefix)
-                .trunc()
-                .to_string(),
-        }
+        self.subscriber_of(address).to_string()
     }
 }
 
@@ -132,16 +109,6 @@ mod tests {
         let wide = client_ip(Some("48"));
         let parsed = "2001:db8:1:2::1".parse().expect("an address");
         assert_eq!(wide.subscriber(parsed), "2001:db8:1::/48");
-    }
-
-    #[test]
-    fn one_subscriber_one_digest() {
-        let keys = client_ip(None);
-        let bytes = |text: &str| keys.subscriber_bytes(text.parse().expect("an address"));
-        assert_eq!(bytes("2001:db8:1:2::1"), bytes("2001:db8:1:2:ffff::9"));
-        assert_ne!(bytes("2001:db8:1:2::1"), bytes("2001:db8:1:3::1"));
-        assert_eq!(bytes("::ffff:198.51.100.1"), bytes("198.51.100.1"));
-        assert_ne!(bytes("198.51.100.1"), bytes("198.51.100.2"));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! whatever is still open then is cut when the process exits.
 
 use crate::admin::Admin;
-use crate::config::IngressConfig;
+use crate::config::{ClientBounds, IngressConfig};
+use crate::gate::{Gate, GateMetrics};
 use crate::metrics::Metrics;
 use crate::origin::{self, Pools};
 use crate::proxy::Proxy;
@@ -26,6 +27,14 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+/// The admin port's bounds: its clients are the estate's own (health checks, Prometheus),
+/// but a port that answers must not hold unbounded connections either.
+const ADMIN_BOUNDS: ClientBounds = ClientBounds {
+    max_connections: 256,
+    max_connections_per_client: 256,
+    ..ClientBounds::DEFAULT
+};
 
 /// A validated file, a loaded certificate (with TLS) and the bound, not yet serving,
 /// listeners.
@@ -123,6 +132,7 @@ impl Application {
         let send_timeout = config.estate.send_timeout;
         tokio::spawn(server::serve(
             admin_listener,
+            Gate::new(&ADMIN_BOUNDS, GateMetrics::default()),
             answer,
             send_timeout,
             forever.0,
@@ -133,6 +143,7 @@ impl Application {
             http2_idle_timeout: config.estate.http2_idle_timeout,
             send_timeout: config.estate.send_timeout,
         };
+        let gate = Gate::new(&config.estate.bounds, metrics.gate.clone());
         let proxy = Arc::new(Proxy::new(config, &pools, metrics, tasks.clone()));
         let tls = match tls {
             Some((listener, tls)) => Some((listener, watch(tls, &stop)?)),
@@ -148,7 +159,8 @@ impl Application {
             plain: listener,
             tls,
         };
-        workers::spawn(&listeners, workers, &Arc::new(edge), &stop, &tasks).map_err(other)?;
+        let edge = Arc::new(edge);
+        workers::spawn(&listeners, workers, &edge, &gate, &stop, &tasks).map_err(other)?;
         // The workers hold their own handles on the sockets; once they let go, they close.
         drop(listeners);
         log_listening(proxy_addr, tls_addr, admin_addr, workers);

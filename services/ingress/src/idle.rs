@@ -14,9 +14,14 @@
 //! asked, is told GOAWAY: each cancelled request may have cost an origin connection, opened
 //! and closed for nothing (a paced "rapid reset", padded with cheap requests or not).
 //!
+//! Each stream also holds a place in its client's share of streams in flight
+//! ([`crate::gate::Place::stream`]); a request past that share reaches the service marked
+//! [`OverShare`], which answers it `429`.
+//!
 //! The count is an atomic, and only its moves to and from zero wake the waiter: a busy
 //! connection's streams open and close without taking a lock.
 
+use crate::gate::{OverShare, Place, StreamPlace};
 use crate::stall::{Clock, Progress};
 use bytes::Bytes;
 use http::{Request, Response};
@@ -45,11 +50,13 @@ pub struct Activity {
     unruly: AtomicBool,
     calm: Notify,
     progress: Progress,
+    /// The connection's place at the gate, which its streams' places are taken from.
+    place: Arc<Place>,
 }
 
 impl Activity {
-    /// A connection with nothing open yet.
-    pub fn new() -> Arc<Self> {
+    /// A connection holding `place`, with nothing open yet.
+    pub fn new(place: Arc<Place>) -> Arc<Self> {
         Arc::new(Self {
             open: AtomicUsize::new(0),
             turned: Notify::new(),
@@ -58,6 +65,7 @@ impl Activity {
             unruly: AtomicBool::new(false),
             calm: Notify::new(),
             progress: Progress::default(),
+            place,
         })
     }
 
@@ -68,6 +76,7 @@ impl Activity {
             self.turned.notify_waiters();
         }
         Busy {
+            stream_place: self.place.stream(),
             clock: self.progress.clock(),
             activity: self.clone(),
             finished: false,
@@ -134,6 +143,8 @@ pub struct Busy {
     /// Waiting on its origin (as its clock says, kept here to touch the clock on changes only).
     waiting: bool,
     clock: Arc<Clock>,
+    /// Its place in its client's share of streams; `None` past the share.
+    stream_place: Option<StreamPlace>,
 }
 
 impl Busy {
@@ -181,8 +192,12 @@ where
     type Error = S::Error;
     type Future = Answer<S::Future>;
 
-    fn call(&self, request: Request<Incoming>) -> Self::Future {
-        let busy = Some(self.activity.busy());
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        let busy = self.activity.busy();
+        if busy.stream_place.is_none() {
+            request.extensions_mut().insert(OverShare);
+        }
+        let busy = Some(busy);
         Answer {
             inner: self.inner.call(request),
             busy,

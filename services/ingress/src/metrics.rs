@@ -9,12 +9,17 @@
 //!   after a connection to this origin failed under them before any answer byte;
 //! - `ingress_origin_failures_total{origin,reason}`: requests an origin failed once they were
 //!   sent (`closed`, `malformed`, `timeout`, `upgrade`);
-//! - `ingress_client_errors_total{reason}`: requests the edge answered `400` (`host`,
-//!   `path`, `body`);
+//! - `ingress_client_errors_total{reason}`: requests the edge refused for the client's own
+//!   fault: `400` (`host`, `path`, `body`), `405` (`method`), `501` (`coding`), `408` (`stalled`:
+//!   a body that stopped coming) and `429` (`streams`: past the client's share in flight);
 //! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
 //! - `ingress_pool_origins_up{service}`: how many of a service's origins are up (0: none);
-//! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now.
+//! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now;
+//! - `ingress_client_connections`: client connections holding a place ([`crate::gate`]);
+//! - `ingress_client_connections_refused_total`: connections closed at once because their
+//!   client already held its share.
 
+use crate::gate::GateMetrics;
 use crate::origin::{Origin, Pool, Pools};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
@@ -73,6 +78,8 @@ pub struct Metrics {
     pub inflight: Gauge,
     /// WebSocket tunnels open now.
     pub tunnels: Gauge,
+    /// Client connections held, and refused for a client's share.
+    pub gate: GateMetrics,
 }
 
 fn duration_histogram() -> Histogram {
@@ -93,6 +100,7 @@ impl Metrics {
             retry_waits: Counter::default(),
             inflight: Gauge::default(),
             tunnels: Gauge::default(),
+            gate: GateMetrics::default(),
         };
         let ingress = registry.sub_registry_with_prefix("ingress");
         let help = "Answers by matched rule (from 0) and status code";
@@ -109,7 +117,7 @@ impl Metrics {
         ingress.register("replays", help, metrics.replays.clone());
         let help = "Requests an origin failed once sent, by reason";
         ingress.register("origin_failures", help, metrics.origin_failures.clone());
-        let help = "Requests the edge answered 400, by reason";
+        let help = "Requests the edge refused for the client's own fault, by reason";
         ingress.register("client_errors", help, metrics.client_errors.clone());
         let help = "Pauses of a request waiting, within the retry deadline, for an origin";
         ingress.register("connect_retry_waits", help, metrics.retry_waits.clone());
@@ -117,6 +125,11 @@ impl Metrics {
         ingress.register("inflight_requests", help, metrics.inflight.clone());
         let help = "WebSocket tunnels open now";
         ingress.register("websocket_tunnels", help, metrics.tunnels.clone());
+        let help = "Client connections holding a place at the edge";
+        ingress.register("client_connections", help, metrics.gate.open.clone());
+        let help = "Client connections closed at once: their client held its share";
+        let refused = metrics.gate.refused.clone();
+        ingress.register("client_connections_refused", help, refused);
         let pools = pools.iter().cloned().collect();
         ingress.register_collector(Box::new(OriginsUp(pools)));
         Arc::new(metrics)

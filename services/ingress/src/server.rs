@@ -1,12 +1,14 @@
 //! The accept loops: plain HTTP/1.1 (the proxy's plain port and the admin port) and TLS (the
 //! proxy's TLS port: HTTP/2 or HTTP/1.1 as ALPN chose, [`tls`]). Both keep connections alive,
 //! allow upgrades and run one task per connection. A connection that has taken nothing of its
-//! answers for the send timeout is dropped ([`crate::stall`]). They stop gracefully (an HTTP/2
+//! answers for the send timeout is dropped ([`crate::stall`]). Each connection holds a place
+//! at the [`Gate`] while its socket is open. They stop gracefully (an HTTP/2
 //! connection also after [`crate::idle`]'s timeout): when `stop` is cancelled the listener
 //! closes (new connections are refused), idle connections close, in-flight HTTP/1.1 requests
 //! finish with `Connection: close` and HTTP/2 connections get a GOAWAY and finish their open
 //! streams; the caller waits for `tasks` within its deadline.
 
+use crate::gate::{Gate, Place, Placed};
 use crate::stall::Watched;
 use bytes::Bytes;
 use http::{Request, Response};
@@ -19,6 +21,7 @@ use std::fmt::Display;
 use std::future::pending;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -35,13 +38,18 @@ const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// grows by doubling): a head that never ends then holds at most this much, not four times
 /// what the client sent.
 const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// HTTP/2 streams one connection may have open at once (nginx's `http2_max_concurrent_streams`;
+/// hyper's default is 200).
+const MAX_STREAMS_PER_CONNECTION: u32 = 128;
 /// Pause after a failed accept (out of file descriptors, say) before the next.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
-/// Serves plain HTTP/1.1 on `listener` until `stop`, one `make(peer)` service per connection;
-/// a connection whose writes have been blocked for `send_timeout` is dropped.
+/// Serves plain HTTP/1.1 on `listener` until `stop`, one `make(peer)` service per connection
+/// admitted by `gate`; a connection whose writes have been blocked for `send_timeout` is
+/// dropped.
 pub async fn serve<F, S, B>(
     listener: TcpListener,
+    gate: Arc<Gate>,
     make: F,
     send_timeout: Duration,
     stop: CancellationToken,
@@ -55,7 +63,7 @@ pub async fn serve<F, S, B>(
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
     let builder = http1_builder();
-    accept_each(&listener, &stop, |stream, peer| {
+    accept_each(&listener, &gate, &stop, |stream, peer, _| {
         let (stream, blocked) = Watched::new(stream);
         let connection = builder
             .serve_connection(TokioIo::new(stream), make(peer))
@@ -94,15 +102,19 @@ fn http2_builder() -> http2::Builder<TokioExecutor> {
     let mut builder = http2::Builder::new(TokioExecutor::new());
     builder
         .timer(TokioTimer::new())
-        .max_header_list_size(u32::try_from(MAX_HEADER_BYTES).unwrap_or(u32::MAX));
+        .max_header_list_size(u32::try_from(MAX_HEADER_BYTES).unwrap_or(u32::MAX))
+        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION);
     builder
 }
 
-/// Accepts until `stop`, handing each connection to `each`.
+/// Accepts until `stop`, handing each connection `gate` admits to `each`, holding its place;
+/// one whose client holds its share is closed at once. While the gate has no room, accepting
+/// waits.
 async fn accept_each(
     listener: &TcpListener,
+    gate: &Arc<Gate>,
     stop: &CancellationToken,
-    mut each: impl FnMut(TcpStream, SocketAddr),
+    mut each: impl FnMut(Placed<TcpStream>, SocketAddr, Arc<Place>),
 ) {
     loop {
         let (stream, peer) = tokio::select! {
@@ -116,8 +128,17 @@ async fn accept_each(
                 }
             },
         };
+        let admitted = tokio::select! {
+            () = stop.cancelled() => break,
+            admitted = gate.admit(peer) => admitted,
+        };
+        let Some(place) = admitted else {
+            log_refused(peer);
+            continue;
+        };
         let _ = stream.set_nodelay(true);
-        each(stream, peer);
+        let place = Arc::new(place);
+        each(Placed::new(stream, place.clone()), peer, place);
     }
 }
 
@@ -161,6 +182,12 @@ async fn drive<C, E>(
 
 fn log_accept_failed(error: &std::io::Error) {
     tracing::warn!(%error, "accept failed");
+}
+
+fn log_refused(peer: SocketAddr) {
+    // Counted in `ingress_client_connections_refused_total`; at debug, so a flood of
+    // connections cannot flood the log.
+    tracing::debug!(%peer, "the client holds its share of connections: closed");
 }
 
 fn log_stalled() {

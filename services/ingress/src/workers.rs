@@ -9,6 +9,7 @@
 //! started by mistake on the same port fails with "address in use" instead of silently
 //! taking half the traffic.
 
+use crate::gate::Gate;
 use crate::server;
 use crate::timer_floor;
 use crate::tls::Edge;
@@ -48,12 +49,14 @@ impl Listeners {
     }
 }
 
-/// Starts `count` workers serving `listeners` with `edge` until `stop`; each keeps running
-/// until every task in `tasks` (which the caller closes when it stops) has finished.
+/// Starts `count` workers serving `listeners` with `edge` until `stop`, to the connections
+/// `gate` admits (one gate for every worker and both ports); each keeps running until every
+/// task in `tasks` (which the caller closes when it stops) has finished.
 pub fn spawn(
     listeners: &Listeners,
     count: usize,
     edge: &Arc<Edge>,
+    gate: &Arc<Gate>,
     stop: &CancellationToken,
     tasks: &TaskTracker,
 ) -> io::Result<()> {
@@ -66,21 +69,28 @@ pub fn spawn(
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let (edge, stop, tasks) = (edge.clone(), stop.clone(), tasks.clone());
+        let (edge, gate) = (edge.clone(), gate.clone());
+        let (stop, tasks) = (stop.clone(), tasks.clone());
         std::thread::Builder::new()
             .name(format!("ingress-worker-{index}"))
             .spawn(move || {
                 worker_index::set(index);
-                runtime.block_on(work(listeners, edge, stop, tasks));
+                runtime.block_on(work(listeners, edge, gate, stop, tasks));
             })?;
     }
     Ok(())
 }
 
-async fn work(listeners: Listeners, edge: Arc<Edge>, stop: CancellationToken, tasks: TaskTracker) {
+async fn work(
+    listeners: Listeners,
+    edge: Arc<Edge>,
+    gate: Arc<Gate>,
+    stop: CancellationToken,
+    tasks: TaskTracker,
+) {
     let plain = async {
         match tokio::net::TcpListener::from_std(listeners.plain) {
-            Ok(listener) => serve_plain(listener, edge.clone(), &stop, &tasks).await,
+            Ok(listener) => serve_plain(listener, edge.clone(), gate.clone(), &stop, &tasks).await,
             Err(error) => log_failed(&error),
         }
     };
@@ -89,7 +99,10 @@ async fn work(listeners: Listeners, edge: Arc<Edge>, stop: CancellationToken, ta
             return;
         };
         match tokio::net::TcpListener::from_std(listener) {
-            Ok(listener) => serve_tls(listener, acceptor, edge.clone(), &stop, &tasks).await,
+            Ok(listener) => {
+                let serving = (acceptor, edge.clone(), gate.clone());
+                serve_tls(listener, serving, &stop, &tasks).await;
+            }
             Err(error) => log_failed(&error),
         }
     };
@@ -102,6 +115,7 @@ async fn work(listeners: Listeners, edge: Arc<Edge>, stop: CancellationToken, ta
 async fn serve_plain(
     listener: tokio::net::TcpListener,
     edge: Arc<Edge>,
+    gate: Arc<Gate>,
     stop: &CancellationToken,
     tasks: &TaskTracker,
 ) {
@@ -113,13 +127,20 @@ async fn serve_plain(
             async move { Ok::<_, Infallible>(edge.plain(peer, request).await) }
         })
     };
-    server::serve(listener, make, send_timeout, stop.clone(), tasks.clone()).await;
+    server::serve(
+        listener,
+        gate,
+        make,
+        send_timeout,
+        stop.clone(),
+        tasks.clone(),
+    )
+    .await;
 }
 
 async fn serve_tls(
     listener: tokio::net::TcpListener,
-    acceptor: TlsAcceptor,
-    edge: Arc<Edge>,
+    (acceptor, edge, gate): (TlsAcceptor, Arc<Edge>, Arc<Gate>),
     stop: &CancellationToken,
     tasks: &TaskTracker,
 ) {
@@ -136,6 +157,7 @@ async fn serve_tls(
     };
     server::serve_tls(
         listener,
+        gate,
         acceptor,
         serving,
         make,

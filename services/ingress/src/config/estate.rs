@@ -2,6 +2,7 @@
 //! origins (with their health checks) behind the services named in `ingress:`, and TLS.
 
 use super::IngressError;
+use super::bounds::ClientBounds;
 use super::duration::parse_duration;
 use super::raw::{RawEstate, RawHealthCheck, RawPool};
 use super::service::{self, HttpService};
@@ -21,6 +22,8 @@ pub struct Estate {
     /// How long a client connection may take nothing of its answers (a full receive window, a
     /// zero HTTP/2 flow-control window) before it is closed.
     pub send_timeout: Duration,
+    /// What one client, and everyone, may hold of the edge.
+    pub bounds: ClientBounds,
     /// `strict-transport-security` on every response.
     pub hsts: bool,
     /// The peers whose well-formed `x-request-id` is kept (`estate.requestId.trustFrom`).
@@ -108,6 +111,7 @@ impl Estate {
         Ok(Self {
             http2_idle_timeout,
             send_timeout,
+            bounds: ClientBounds::resolve(raw)?,
             drain_timeout: duration(
                 &raw.drain_timeout,
                 "estate.drainTimeout",

@@ -5,6 +5,7 @@
 //! are decoded with the file), then rule by rule its service, its hostname and its path
 //! regex, then the extension.
 
+mod bounds;
 mod duration;
 mod error;
 mod estate;
@@ -17,6 +18,7 @@ mod rule;
 mod service;
 mod tls;
 
+pub use bounds::ClientBounds;
 pub use error::IngressError;
 pub use estate::{Estate, HealthCheck, Pool};
 pub use hostname::{split_host_port, without_port};

@@ -69,6 +69,17 @@ pub struct RawEstate {
     /// write; HTTP/2: a stream waiting on the client) before it is closed (default 60s,
     /// nginx's `send_timeout`).
     pub send_timeout: Option<String>,
+    /// Client connections held at once, everyone's (default 4096).
+    pub max_connections: Option<usize>,
+    /// Client connections one client (an IPv4 address, an IPv6 /64) holds at once (default 256).
+    pub max_connections_per_client: Option<usize>,
+    /// HTTP/2 streams one client has in flight at once, over all its connections (default 1024).
+    pub max_streams_per_client: Option<usize>,
+    /// How long a request body may send nothing while its origin waits for it (default 60s,
+    /// nginx's `client_body_timeout`).
+    pub request_body_timeout: Option<String>,
+    /// How long a WebSocket tunnel with no byte either way is kept (default 100s).
+    pub websocket_idle_timeout: Option<String>,
     /// Headers the edge adds.
     #[serde(default)]
     pub edge_headers: RawEdgeHeaders,

@@ -148,3 +148,49 @@ fn the_send_timeout_defaults_to_60s_and_must_be_more_than_zero() {
     let zero = parse(&format!("{base}estate:\n  sendTimeout: 0s\n")).expect_err("zero");
     assert_eq!(zero.to_string(), "estate.sendTimeout: must be more than 0s");
 }
+
+#[test]
+fn the_client_bounds_default_as_documented_and_refuse_zero() {
+    let base = "ingress:\n  - service: http_status:404\n";
+    let default = parse(base).expect("valid").estate.bounds;
+    assert_eq!(default, super::ClientBounds::DEFAULT);
+    assert_eq!(
+        (
+            default.max_connections,
+            default.max_connections_per_client,
+            default.max_streams_per_client
+        ),
+        (4096, 256, 1024)
+    );
+    assert_eq!(default.request_body_timeout, Duration::from_secs(60));
+    assert_eq!(default.websocket_idle_timeout, Duration::from_secs(100));
+    let set = parse(&format!(
+        "{base}estate:\n  maxConnections: 10\n  maxConnectionsPerClient: 3\n  \
+         maxStreamsPerClient: 7\n  requestBodyTimeout: 5s\n  websocketIdleTimeout: 1m\n"
+    ))
+    .expect("valid")
+    .estate
+    .bounds;
+    assert_eq!(
+        (
+            set.max_connections,
+            set.max_connections_per_client,
+            set.max_streams_per_client
+        ),
+        (10, 3, 7)
+    );
+    assert_eq!(set.request_body_timeout, Duration::from_secs(5));
+    assert_eq!(set.websocket_idle_timeout, Duration::from_secs(60));
+    for (key, value, reason) in [
+        ("maxConnections", "0", "must be at least 1"),
+        ("maxConnectionsPerClient", "0", "must be at least 1"),
+        ("maxStreamsPerClient", "0", "must be at least 1"),
+        ("requestBodyTimeout", "0s", "must be more than 0s"),
+        ("websocketIdleTimeout", "0ms", "must be more than 0s"),
+    ] {
+        let error = parse(&format!("{base}estate:\n  {key}: {value}\n")).expect_err(key);
+        assert_eq!(error.to_string(), format!("estate.{key}: {reason}"));
+    }
+    let negative = parse(&format!("{base}estate:\n  maxConnections: -1\n"));
+    assert!(negative.is_err(), "a negative count is refused");
+}

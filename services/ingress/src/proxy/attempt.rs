@@ -2,8 +2,8 @@
 //! replayed, which origins it has already reached), and one try of one origin.
 //!
 //! A try uses a kept connection if one is ready, else a new one. Once a request has been
-//! written, how it failed decides what follows: the client's own body broke (the client's
-//! error); the origin sent something that is not an answer, or the start of one and then
+//! written, how it failed decides what follows: the client's own body broke or stopped
+//! coming (the client's error); the origin sent something that is not an answer, or the start of one and then
 //! nothing (malformed: it acted on the request); no answer head within `responseTimeout`;
 //! an answer framed by another coding than one `chunked` (malformed too: [`super::framing`]);
 //! or the connection closed before a single byte came back, the only failure after which an
@@ -48,6 +48,8 @@ pub enum Sent {
     Origin(Fault),
     /// The client's body broke while it was being forwarded.
     Client(hyper::Error),
+    /// The client's body sent nothing for the request body timeout.
+    Stalled,
 }
 
 /// What one request's tries share.
@@ -95,6 +97,7 @@ impl<'a> Trip<'a> {
     ) -> Result<(Outgoing, Failure), Failure> {
         let fault = match sent {
             Sent::Client(error) => return Err(Failure::Client(error)),
+            Sent::Stalled => return Err(Failure::Stalled),
             Sent::Origin(fault) => fault,
         };
         self.blame(origin, &fault);
@@ -169,6 +172,7 @@ impl<'a> Trip<'a> {
         match result {
             Ok(response) => {
                 self.count_replay();
+                watch.answered();
                 if framing::check(response.headers()).is_err() {
                     return Attempt::Failed(Sent::Origin(Fault::Framing));
                 }
@@ -213,7 +217,9 @@ impl<'a> Trip<'a> {
 
 /// Whose failure a written request's error is.
 fn classify(error: hyper::Error, watch: &BodyWatch, answered: bool) -> Sent {
-    if watch.failed() {
+    if watch.stalled() {
+        Sent::Stalled
+    } else if watch.failed() {
         Sent::Client(error)
     } else if error.is_parse() || answered {
         Sent::Origin(Fault::Malformed(error))

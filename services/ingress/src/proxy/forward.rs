@@ -28,22 +28,32 @@ const FIRST_PAUSE: Duration = Duration::from_millis(25);
 /// Longest pause: short, because an origin coming back should be used at once.
 const MAX_PAUSE: Duration = Duration::from_millis(100);
 
-/// Sends `request` to an origin of `pool`, retrying what was not sent until `deadline`.
+/// How long a request keeps trying, and how long its body may send nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Patience {
+    /// Until when a request nothing of which was sent is tried again
+    /// (`estate.connectRetryDeadline`).
+    pub retry: Duration,
+    /// How long the client's body may send nothing (`estate.requestBodyTimeout`).
+    pub body: Duration,
+}
+
+/// Sends `request` to an origin of `pool`, retrying what was not sent as `patience` says.
 pub async fn send(
     pool: &Pool,
     settings: &OriginRequest,
-    deadline: Duration,
+    patience: Patience,
     metrics: &Metrics,
     request: Request<Incoming>,
 ) -> Result<Reply, Failure> {
     let mut trip = Trip::new(settings, metrics, pool.cooldown(), Replay::of(&request));
     let (head, body) = request.into_parts();
-    let (body, watch) = UpstreamBody::client(body);
+    let (body, watch) = UpstreamBody::client(body, patience.body);
     let mut outgoing = Outgoing {
         request: Request::from_parts(head, body),
         watch,
     };
-    let give_up = Instant::now() + deadline;
+    let give_up = Instant::now() + patience.retry;
     let mut pause = FIRST_PAUSE;
     let mut connect_timeout = settings.connect_timeout;
     let mut failed = None;

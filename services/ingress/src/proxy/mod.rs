@@ -27,6 +27,7 @@ pub use respond::{BAD_GATEWAY_BODY, BAD_GATEWAY_CONTENT_TYPE, ProxyBody};
 pub use upstream::UpstreamBody;
 
 use crate::config::{IngressConfig, OriginRequest, Service};
+use crate::gate::OverShare;
 use crate::metrics::{Metrics, Open};
 use crate::origin::{Pool, Pools};
 use http::{HeaderValue, Request, Response, StatusCode};
@@ -113,7 +114,12 @@ impl Proxy {
         let started = Instant::now();
         let _inflight = Open::new(&self.metrics.inflight);
         let mut stamp = request_id::Stamp::take(&mut request, peer, &self.config.estate);
-        let mut response = match (strict::check(&request), redirect_to) {
+        let checked = if request.extensions().get::<OverShare>().is_some() {
+            Err(Refusal::Streams)
+        } else {
+            strict::check(&request)
+        };
+        let mut response = match (checked, redirect_to) {
             (Ok(checked), None) => {
                 self.routed(peer, request, checked, started, &mut stamp)
                     .await
@@ -185,8 +191,11 @@ impl Proxy {
             pool.service(),
             id,
         );
-        let deadline = self.config.estate.connect_retry_deadline;
-        let reply = match forward::send(pool, settings, deadline, &self.metrics, request).await {
+        let patience = forward::Patience {
+            retry: self.config.estate.connect_retry_deadline,
+            body: self.config.estate.bounds.request_body_timeout,
+        };
+        let reply = match forward::send(pool, settings, patience, &self.metrics, request).await {
             Ok(reply) => reply,
             Err(failure) => return self.failed(pool.service(), failure),
         };
@@ -207,7 +216,9 @@ impl Proxy {
         match client_upgrade {
             Some(client) if headers::switched_to_websocket(response.headers()) => {
                 let origin_upgrade = hyper::upgrade::on(&mut response);
-                tunnel::spawn(&self.tasks, self.metrics.clone(), client, origin_upgrade);
+                let idle_timeout = self.config.estate.bounds.websocket_idle_timeout;
+                let ends = (client, origin_upgrade);
+                tunnel::spawn(&self.tasks, self.metrics.clone(), ends, idle_timeout);
                 headers::strip_hop_by_hop(response.headers_mut(), true);
                 response.map(|body| Either::Left(Recycling::alone(body)))
             }
@@ -242,6 +253,11 @@ impl Proxy {
                 log_client_body(service, &error);
                 respond::bad_request()
             }
+            Failure::Stalled => {
+                self.metrics.client_error("stalled");
+                log_client_stalled(service);
+                respond::body_timeout()
+            }
         }
     }
 }
@@ -270,6 +286,10 @@ fn log_bad_upgrade(service: &str, origin: &str) {
         origin,
         "502: the origin switched protocols to something else than the WebSocket asked for"
     );
+}
+
+fn log_client_stalled(service: &str) {
+    tracing::info!(service, "408: the client's request body stopped coming");
 }
 
 fn log_client_body(service: &str, error: &hyper::Error) {

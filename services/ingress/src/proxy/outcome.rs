@@ -32,6 +32,8 @@ pub enum Failure {
     },
     /// The client's own body broke while it was being forwarded.
     Client(hyper::Error),
+    /// The client's own body sent nothing for the request body timeout.
+    Stalled,
 }
 
 /// How an origin failed a request it was sent.

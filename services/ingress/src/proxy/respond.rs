@@ -36,6 +36,16 @@ pub fn bad_request() -> Response<ProxyBody> {
     edge_error(StatusCode::BAD_REQUEST)
 }
 
+/// The client's body sent nothing for the request body timeout: `408`, `error code: 408`,
+/// and the connection closed (the rest of the body, if it ever comes, is not read).
+pub fn body_timeout() -> Response<ProxyBody> {
+    let mut response = edge_error(StatusCode::REQUEST_TIMEOUT);
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 /// A request the edge refuses before routing: its status (400, 405 with `Allow`, 501), the
 /// connection closed when the request's body was left unread.
 pub fn refused(refusal: &Refusal) -> Response<ProxyBody> {

@@ -65,6 +65,9 @@ pub enum Refusal {
     /// A transfer coding the edge does not read.
     #[error("{0}")]
     Coding(#[from] BadCoding),
+    /// An HTTP/2 stream past its client's share of streams in flight ([`crate::gate`]).
+    #[error("the client has its share of streams in flight")]
+    Streams,
 }
 
 impl Refusal {
@@ -75,6 +78,7 @@ impl Refusal {
             Self::Path(_) | Self::Asterisk => "path",
             Self::Method => "method",
             Self::Coding(_) => "coding",
+            Self::Streams => "streams",
         }
     }
 
@@ -83,6 +87,7 @@ impl Refusal {
         match self {
             Self::Method => StatusCode::METHOD_NOT_ALLOWED,
             Self::Coding(BadCoding::Unknown) => StatusCode::NOT_IMPLEMENTED,
+            Self::Streams => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::BAD_REQUEST,
         }
     }

@@ -1,21 +1,44 @@
 //! A WebSocket (or any HTTP/1.1 upgrade) passed through: once the origin has answered `101`
-//! and the client has received it, bytes are copied both ways until either side closes.
+//! and the client has received it, bytes are copied both ways until either side closes, or
+//! until no byte has gone either way for `estate.websocketIdleTimeout` (Cloudflare closes an
+//! idle WebSocket after 100 s): a silent tunnel would hold an origin connection, and the
+//! client's place at the edge, for ever. Any byte keeps it open, a ping frame included.
 
 use crate::metrics::{Metrics, Open};
 use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
+use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
-/// Copies between the two upgraded connections in a task the drain waits for.
-pub fn spawn(tasks: &TaskTracker, metrics: Arc<Metrics>, client: OnUpgrade, origin: OnUpgrade) {
+/// Copies between the two upgraded connections in a task the drain waits for; closes both
+/// once neither side has sent a byte for `idle_timeout`.
+pub fn spawn(
+    tasks: &TaskTracker,
+    metrics: Arc<Metrics>,
+    (client, origin): (OnUpgrade, OnUpgrade),
+    idle_timeout: Duration,
+) {
     tasks.spawn(async move {
         let _open = Open::new(&metrics.tunnels);
         match tokio::try_join!(client, origin) {
             Ok((client, origin)) => {
-                let (mut client, mut origin) = (TokioIo::new(client), TokioIo::new(origin));
-                if let Err(error) = tokio::io::copy_bidirectional(&mut client, &mut origin).await {
-                    log_end(&error);
+                let heard = Arc::new(Heard::new());
+                let mut client = Listened::new(TokioIo::new(client), heard.clone());
+                let mut origin = Listened::new(TokioIo::new(origin), heard.clone());
+                tokio::select! {
+                    copied = tokio::io::copy_bidirectional(&mut client, &mut origin) => {
+                        if let Err(error) = copied {
+                            log_end(&error);
+                        }
+                    }
+                    () = heard.silent_for(idle_timeout) => log_idle(idle_timeout),
                 }
             }
             Err(error) => log_failed(&error),
@@ -23,8 +46,100 @@ pub fn spawn(tasks: &TaskTracker, metrics: Arc<Metrics>, client: OnUpgrade, orig
     });
 }
 
-fn log_end(error: &std::io::Error) {
+/// When a byte last came from either side.
+struct Heard {
+    started: Instant,
+    /// Milliseconds from `started` to the last byte read.
+    last: AtomicU64,
+}
+
+impl Heard {
+    fn new() -> Self {
+        Self {
+            started: Instant::now(),
+            last: AtomicU64::new(0),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn heard(&self) {
+        self.last.store(self.now(), Ordering::Relaxed);
+    }
+
+    /// Resolves once no byte has come from either side for `timeout`.
+    async fn silent_for(&self, timeout: Duration) {
+        let limit = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        loop {
+            let quiet = self.now().saturating_sub(self.last.load(Ordering::Relaxed));
+            if quiet >= limit {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(limit - quiet)).await;
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// One side of a tunnel, its reads told to the tunnel's [`Heard`].
+    struct Listened<S> {
+        #[pin]
+        inner: S,
+        heard: Arc<Heard>,
+    }
+}
+
+impl<S> Listened<S> {
+    fn new(inner: S, heard: Arc<Heard>) -> Self {
+        Self { inner, heard }
+    }
+}
+
+impl<S: AsyncRead> AsyncRead for Listened<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.project();
+        let before = buf.filled().len();
+        let read = this.inner.poll_read(cx, buf);
+        if buf.filled().len() > before {
+            this.heard.heard();
+        }
+        read
+    }
+}
+
+impl<S: AsyncWrite> AsyncWrite for Listened<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.project().inner.poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().inner.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().inner.poll_shutdown(cx)
+    }
+}
+
+fn log_end(error: &io::Error) {
     tracing::debug!(%error, "tunnel closed with an error");
+}
+
+fn log_idle(timeout: Duration) {
+    tracing::debug!(
+        ?timeout,
+        "tunnel silent both ways for the idle timeout: closed"
+    );
 }
 
 fn log_failed(error: &hyper::Error) {

@@ -3,6 +3,7 @@
 //! too much ([`crate::idle`]), and dropped if it lingers with no stream after that.
 
 use super::{accept_each, drive, http1_builder, http2_builder};
+use crate::gate::{Gate, Placed};
 use crate::idle::{Activity, Tracked};
 use crate::stall::Watched;
 use crate::tls::automatic::{Answering, Automatic};
@@ -45,10 +46,12 @@ pub struct TlsServing {
     pub send_timeout: Duration,
 }
 
-/// Serves TLS on `listener` until `stop`: `make(peer, answering)` is the connection's
-/// service, which tells `answering` what it hands hyper (see [`Automatic`]).
+/// Serves TLS on `listener` until `stop` to the connections `gate` admits:
+/// `make(peer, answering)` is the connection's service, which tells `answering` what it hands
+/// hyper (see [`Automatic`]).
 pub async fn serve_tls<F, S, B>(
     listener: TcpListener,
+    gate: Arc<Gate>,
     acceptor: TlsAcceptor,
     serving: TlsServing,
     make: F,
@@ -68,7 +71,7 @@ pub async fn serve_tls<F, S, B>(
         http2_idle_timeout,
         send_timeout,
     } = serving;
-    accept_each(&listener, &stop, |stream, peer| {
+    accept_each(&listener, &gate, &stop, |stream, peer, place| {
         let answering = Arc::new(Answering::default());
         let service = make(peer, answering.clone());
         let (acceptor, builders, stop) = (acceptor.clone(), builders.clone(), stop.clone());
@@ -80,7 +83,7 @@ pub async fn serve_tls<F, S, B>(
             let blocked = blocked.for_longer_than(send_timeout);
             let (http1, http2) = &*builders;
             if stream.get_ref().1.alpn_protocol() == Some(b"h2") {
-                let activity = Activity::new();
+                let activity = Activity::new(place);
                 let service = Tracked::new(service, activity.clone());
                 let connection = http2.serve_connection(TokioIo::new(stream), service);
                 let done = async {
@@ -131,9 +134,9 @@ pub async fn serve_tls<F, S, B>(
 /// The TLS handshake, bounded in time and abandoned on `stop`.
 async fn handshake(
     acceptor: &TlsAcceptor,
-    stream: Watched<TcpStream>,
+    stream: Watched<Placed<TcpStream>>,
     stop: &CancellationToken,
-) -> Option<TlsStream<Watched<TcpStream>>> {
+) -> Option<TlsStream<Watched<Placed<TcpStream>>>> {
     let accepted = tokio::select! {
         () = stop.cancelled() => return None,
         accepted = tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream)) => accepted,

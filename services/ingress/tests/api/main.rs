@@ -2,6 +2,9 @@
 //! generated ingress file, in front of small actix origins started in the test.
 
 mod admin;
+mod body_timeout;
+mod client_streams;
+mod connections;
 mod edge;
 mod headers;
 mod http2;

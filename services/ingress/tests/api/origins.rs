@@ -1,8 +1,8 @@
 //! Small origin servers on the estate's own stack (actix-web, one worker), each with a name
 //! so a test can tell which origin answered: `/echo` (and any unknown path) returns what the
-//! origin saw, `/health`, `/ws` echoes WebSocket frames, `/stream` and `/upload` prove that
-//! bodies stream, `/slow` holds a request open, `/trace` answers with the trace context it
-//! was sent.
+//! origin saw, `/health`, `/ws` echoes WebSocket frames, `/stream` (which never reads a
+//! request body) and `/upload` prove that bodies stream, `/slow` holds a request open,
+//! `/trace` answers with the trace context it was sent.
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
@@ -65,6 +65,7 @@ impl Origin {
                 .route("/health", web::get().to(health))
                 .route("/ws", web::get().to(websocket))
                 .route("/stream", web::get().to(stream))
+                .route("/stream", web::post().to(stream))
                 .route("/upload", web::post().to(upload))
                 .route("/slow", web::get().to(slow))
                 .route("/trace", web::get().to(trace))

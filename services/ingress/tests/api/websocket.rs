@@ -1,5 +1,6 @@
 //! A WebSocket through the ingress: the upgrade reaches the origin, `101` comes back, and
-//! frames flow both ways until the close, on a tunnel the metrics count.
+//! frames flow both ways until the close, on a tunnel the metrics count; a tunnel silent both
+//! ways for `estate.websocketIdleTimeout` is closed, one that pings is kept.
 
 use crate::origins::Origin;
 use crate::process::Ingress;
@@ -73,5 +74,42 @@ async fn an_upgrade_to_a_dead_origin_is_the_502() {
         }
         Err(other) => panic!("expected the 502, got {other:?}"),
         Ok(_) => panic!("an upgrade to a dead origin succeeded"),
+    }
+}
+
+#[actix_web::test]
+async fn a_silent_tunnel_is_closed_and_a_pinged_one_kept() {
+    let origin = Origin::start("ws-idle");
+    let ingress = Ingress::start(&format!(
+        "ingress:\n  - service: {}\nestate:\n  websocketIdleTimeout: 1s\n",
+        origin.url()
+    ));
+    let open = || awc::Client::new().ws(ingress.url("/ws")).connect();
+    let (_, mut silent) = open().await.expect("the upgrade goes through");
+    let (_, mut pinged) = open().await.expect("the upgrade goes through");
+    // Three idle timeouts: the pinged tunnel hears a ping (and its pong) every 300 ms.
+    for _ in 0..10 {
+        pinged
+            .send(ws::Message::Ping("still here".into()))
+            .await
+            .expect("a ping through the open tunnel");
+        match pinged.next().await {
+            Some(Ok(ws::Frame::Pong(_))) => {}
+            other => panic!("expected the pong, got {other:?}"),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    let closed = tokio::time::timeout(std::time::Duration::from_secs(5), silent.next()).await;
+    assert!(
+        matches!(closed, Ok(None | Some(Err(_)))),
+        "the silent tunnel is still open: {closed:?}"
+    );
+    pinged
+        .send(ws::Message::Text("after the pings".into()))
+        .await
+        .expect("sent");
+    match pinged.next().await {
+        Some(Ok(ws::Frame::Text(bytes))) => assert_eq!(bytes, "echo: after the pings"),
+        other => panic!("expected a text frame, got {other:?}"),
     }
 }

@@ -1,0 +1,229 @@
+//! The edge's bounds on connections and streams, per client and for everyone
+//! (`estate.maxConnections`, `estate.maxConnectionsPerClient`, `estate.maxStreamsPerClient`).
+//!
+//! A client is its subscriber ([`Subscriber`]: an IPv4 address, an IPv6 /64), so a client
+//! cannot take a fresh share by picking another address of its own network. A connection
+//! from a client already holding its share is closed at once, before a byte is read or a TLS
+//! handshake starts. Once every place is taken, the accept loops wait for one to be free
+//! (the kernel's backlog holds what arrives meanwhile), so the process never holds more
+//! connections than its bound, however many clients ask.
+//!
+//! A [`Place`] lives as long as its connection's socket: [`Placed`] wraps the socket, so a
+//! WebSocket tunnel, which carries the socket on after HTTP ends, keeps its connection's
+//! place until it closes. An HTTP/2 stream holds a [`StreamPlace`] from its request to the
+//! end of its answer's body; past the client's share of streams in flight, across all of
+//! its connections, a stream is answered `429` ([`OverShare`]).
+
+use crate::config::ClientBounds;
+use platform_core::subscriber::{DEFAULT_IPV6_PREFIX, Subscriber};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// What the gate reports: connections open now, and those refused for a client's share.
+#[derive(Debug, Clone, Default)]
+pub struct GateMetrics {
+    /// Client connections holding a place.
+    pub open: Gauge,
+    /// Connections closed at once because their client held its share.
+    pub refused: Counter,
+}
+
+/// One client's connections and streams in flight.
+#[derive(Debug, Default)]
+struct Share {
+    connections: usize,
+    streams: usize,
+}
+
+/// Every place at the edge, and who holds them.
+#[derive(Debug)]
+pub struct Gate {
+    room: Arc<Semaphore>,
+    per_client: usize,
+    streams_per_client: usize,
+    clients: Mutex<HashMap<Subscriber, Share>>,
+    metrics: GateMetrics,
+}
+
+impl Gate {
+    /// A gate with `bounds`, reporting to `metrics`.
+    pub fn new(bounds: &ClientBounds, metrics: GateMetrics) -> Arc<Self> {
+        Arc::new(Self {
+            room: Arc::new(Semaphore::new(bounds.max_connections)),
+            per_client: bounds.max_connections_per_client,
+            streams_per_client: bounds.max_streams_per_client,
+            clients: Mutex::new(HashMap::new()),
+            metrics,
+        })
+    }
+
+    /// A place for a connection from `peer`, once there is room; `None` at once when its
+    /// client already holds its share (the caller closes the connection).
+    pub async fn admit(self: &Arc<Self>, peer: SocketAddr) -> Option<Place> {
+        let subscriber = Subscriber::of(peer.ip(), DEFAULT_IPV6_PREFIX);
+        if !self.count(subscriber, |share| {
+            grow(&mut share.connections, self.per_client)
+        }) {
+            self.metrics.refused.inc();
+            return None;
+        }
+        let ticket = Ticket {
+            gate: self.clone(),
+            subscriber,
+        };
+        // Never closed, so acquiring only waits.
+        let room = self.room.clone().acquire_owned().await.ok()?;
+        self.metrics.open.inc();
+        Some(Place {
+            ticket,
+            _room: room,
+        })
+    }
+
+    /// Applies `change` to `subscriber`'s share (made if it has none, removed once empty).
+    fn count(&self, subscriber: Subscriber, change: impl FnOnce(&mut Share) -> bool) -> bool {
+        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        let share = clients.entry(subscriber).or_default();
+        let changed = change(share);
+        if share.connections == 0 && share.streams == 0 {
+            clients.remove(&subscriber);
+        }
+        changed
+    }
+}
+
+/// Adds one to `count` if it is below `bound`.
+fn grow(count: &mut usize, bound: usize) -> bool {
+    let room = *count < bound;
+    if room {
+        *count += 1;
+    }
+    room
+}
+
+/// A connection counted in its client's share, until dropped.
+#[derive(Debug)]
+struct Ticket {
+    gate: Arc<Gate>,
+    subscriber: Subscriber,
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.gate.count(self.subscriber, |share| {
+            share.connections = share.connections.saturating_sub(1);
+            true
+        });
+    }
+}
+
+/// One connection's place at the edge: its client's share and a room of the total.
+#[derive(Debug)]
+pub struct Place {
+    ticket: Ticket,
+    _room: OwnedSemaphorePermit,
+}
+
+impl Place {
+    /// A place for one more stream of this connection's client, or `None` past its share.
+    pub fn stream(&self) -> Option<StreamPlace> {
+        let Ticket { gate, subscriber } = &self.ticket;
+        gate.count(*subscriber, |share| {
+            grow(&mut share.streams, gate.streams_per_client)
+        })
+        .then(|| StreamPlace {
+            gate: gate.clone(),
+            subscriber: *subscriber,
+        })
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.ticket.gate.metrics.open.dec();
+    }
+}
+
+/// One HTTP/2 stream counted in its client's share, until dropped.
+#[derive(Debug)]
+pub struct StreamPlace {
+    gate: Arc<Gate>,
+    subscriber: Subscriber,
+}
+
+impl Drop for StreamPlace {
+    fn drop(&mut self) {
+        self.gate.count(self.subscriber, |share| {
+            share.streams = share.streams.saturating_sub(1);
+            true
+        });
+    }
+}
+
+/// Marks a request whose client had no stream place left: the edge answers it `429`.
+#[derive(Debug, Clone, Copy)]
+pub struct OverShare;
+
+pin_project_lite::pin_project! {
+    /// A client socket holding its [`Place`] for as long as it is open.
+    pub struct Placed<S> {
+        #[pin]
+        inner: S,
+        place: Arc<Place>,
+    }
+}
+
+impl<S> Placed<S> {
+    /// `inner`, holding `place`.
+    pub fn new(inner: S, place: Arc<Place>) -> Self {
+        Self { inner, place }
+    }
+}
+
+impl<S: AsyncRead> AsyncRead for Placed<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.project().inner.poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite> AsyncWrite for Placed<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.project().inner.poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.project().inner.poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().inner.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().inner.poll_shutdown(cx)
+    }
+}

@@ -1,0 +1,87 @@
+//! A client's HTTP/2 streams in flight are bounded over all its connections
+//! (`estate.maxStreamsPerClient`): past its share, a stream is the edge's `429`, on whichever
+//! connection it comes, until one of the others has ended.
+
+use crate::origins::Origin;
+use crate::secure::{DevCert, HOST};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper::client::conn::http2::SendRequest;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use std::time::Duration;
+
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+async fn h2(cert: &DevCert, tls: std::net::SocketAddr) -> SendRequest<Empty<Bytes>> {
+    let stream = cert.connect(tls, &[b"h2"]).await;
+    let (sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .expect("HTTP/2");
+    tokio::spawn(connection);
+    sender
+}
+
+/// `GET path` on `sender`: the status, the HSTS value and the body.
+async fn get(sender: &SendRequest<Empty<Bytes>>, port: u16, path: &str) -> (u16, String, String) {
+    let request = http::Request::get(format!("https://{HOST}:{port}{path}"))
+        .body(Empty::new())
+        .expect("a request");
+    let mut sender = sender.clone();
+    let answer = tokio::time::timeout(ANSWER_WITHIN, async move {
+        let response = sender.send_request(request).await.expect("answered");
+        let status = response.status().as_u16();
+        let hsts = response
+            .headers()
+            .get("strict-transport-security")
+            .map(|value| value.to_str().expect("text").to_owned())
+            .unwrap_or_default();
+        let body = response.into_body().collect().await.expect("a body");
+        (
+            status,
+            hsts,
+            String::from_utf8_lossy(&body.to_bytes()).into_owned(),
+        )
+    });
+    answer.await.expect("in time")
+}
+
+#[actix_web::test]
+async fn a_client_past_its_streams_in_flight_is_answered_429_until_one_ends() {
+    let origin = Origin::start("streams");
+    let cert = DevCert::make();
+    let file = format!(
+        "ingress:\n  - hostname: {HOST}\n    service: {}\n  - service: http_status:404\n\
+         estate:\n  maxStreamsPerClient: 2\n",
+        origin.url()
+    );
+    let ingress = cert.ingress(&file, &[]);
+    let port = ingress.tls().port();
+    let (first, second) = (
+        h2(&cert, ingress.tls()).await,
+        h2(&cert, ingress.tls()).await,
+    );
+    let slow = |sender: &SendRequest<Empty<Bytes>>| {
+        let sender = sender.clone();
+        tokio::spawn(async move { get(&sender, port, "/slow?ms=2500").await })
+    };
+    let held = [slow(&first), slow(&first)];
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for sender in [&second, &first] {
+        let (status, hsts, body) = get(sender, port, "/echo").await;
+        assert_eq!(status, 429, "{body}");
+        assert_eq!(body, "error code: 429");
+        assert_eq!(hsts, "max-age=31536000; includeSubDomains");
+    }
+    for answer in held {
+        let (status, _, body) = answer.await.expect("the slow streams");
+        assert_eq!((status, body.as_str()), (200, "streams slept 2500 ms"));
+    }
+    let (status, _, _) = get(&second, port, "/echo").await;
+    assert_eq!(status, 200, "a place came back once a stream ended");
+    let metrics = ingress.metrics().await;
+    assert!(
+        metrics.contains(r#"ingress_client_errors_total{reason="streams"} 2"#),
+        "{metrics}"
+    );
+}
