@@ -132,7 +132,7 @@ impl Application {
         let send_timeout = config.estate.send_timeout;
         tokio::spawn(server::serve(
             admin_listener,
-            Gate::new(&ADMIN_BOUNDS, GateMetrics::default()),
+            Gate::new(&ADMIN_BOUNDS, GateMetrics::default()).map_err(StartFailure::Other)?,
             answer,
             send_timeout,
             forever.0,
@@ -143,7 +143,8 @@ impl Application {
             http2_idle_timeout: config.estate.http2_idle_timeout,
             send_timeout: config.estate.send_timeout,
         };
-        let gate = Gate::new(&config.estate.bounds, metrics.gate.clone());
+        let gate =
+            Gate::new(&config.estate.bounds, metrics.gate.clone()).map_err(StartFailure::Other)?;
         let proxy = Arc::new(Proxy::new(config, &pools, metrics, tasks.clone()));
         let tls = match tls {
             Some((listener, tls)) => Some((listener, watch(tls, &stop)?)),

@@ -12,8 +12,10 @@
 //! WebSocket tunnel, which carries the socket on after HTTP ends, keeps its connection's
 //! place until it closes. An HTTP/2 stream holds a [`StreamPlace`] from its request to the
 //! end of its answer's body; past the client's share of streams in flight, across all of
-//! its connections, a stream is answered `429` ([`OverShare`]).
+//! its connections, a stream is answered `429` ([`OverShare`]). Its cancelled streams are
+//! counted over all its connections too ([`Place::cancelled`]).
 
+use crate::cancel_budget::CancelBudget;
 use crate::config::ClientBounds;
 use platform_core::subscriber::{DEFAULT_IPV6_PREFIX, Subscriber};
 use prometheus_client::metrics::counter::Counter;
@@ -50,19 +52,21 @@ pub struct Gate {
     per_client: usize,
     streams_per_client: usize,
     clients: Mutex<HashMap<Subscriber, Share>>,
+    cancels: CancelBudget,
     metrics: GateMetrics,
 }
 
 impl Gate {
-    /// A gate with `bounds`, reporting to `metrics`.
-    pub fn new(bounds: &ClientBounds, metrics: GateMetrics) -> Arc<Self> {
-        Arc::new(Self {
+    /// A gate with `bounds`, reporting to `metrics`; the error is the cancel budget's.
+    pub fn new(bounds: &ClientBounds, metrics: GateMetrics) -> Result<Arc<Self>, String> {
+        Ok(Arc::new(Self {
             room: Arc::new(Semaphore::new(bounds.max_connections)),
             per_client: bounds.max_connections_per_client,
             streams_per_client: bounds.max_streams_per_client,
             clients: Mutex::new(HashMap::new()),
+            cancels: CancelBudget::new(bounds.cancelled_streams_per_client)?,
             metrics,
-        })
+        }))
     }
 
     /// A place for a connection from `peer`, once there is room; `None` at once when its
@@ -143,6 +147,14 @@ impl Place {
             gate: gate.clone(),
             subscriber: *subscriber,
         })
+    }
+}
+
+impl Place {
+    /// Counts a cancelled stream of this connection's client ([`crate::cancel_budget`]):
+    /// whether the client was still within its budget.
+    pub fn cancelled(&self) -> bool {
+        self.ticket.gate.cancels.spend(self.ticket.subscriber)
     }
 }
 

@@ -12,7 +12,9 @@
 //! that cancels most of what it asks ([`Activity::unruly`]: at least [`CANCELLED_FLOOR`]
 //! streams, and more than half of all), or [`CANCELLED_CEILING`] streams whatever else it
 //! asked, is told GOAWAY: each cancelled request may have cost an origin connection, opened
-//! and closed for nothing (a paced "rapid reset", padded with cheap requests or not).
+//! and closed for nothing (a paced "rapid reset", padded with cheap requests or not). So is
+//! a client past its budget of cancels over all its connections ([`crate::cancel_budget`]),
+//! so reconnecting does not start its count again.
 //!
 //! Each stream also holds a place in its client's share of streams in flight
 //! ([`crate::gate::Place::stream`]); a request past that share reaches the service marked
@@ -88,7 +90,9 @@ impl Activity {
     fn cancel(&self) {
         let cancelled = self.cancelled.fetch_add(1, Ordering::Relaxed) + 1;
         let streams = self.streams.load(Ordering::Relaxed);
-        let unruly = cancelled >= CANCELLED_CEILING
+        let within_budget = self.place.cancelled();
+        let unruly = !within_budget
+            || cancelled >= CANCELLED_CEILING
             || (cancelled >= CANCELLED_FLOOR && cancelled * 2 > streams);
         if unruly && !self.unruly.swap(true, Ordering::AcqRel) {
             self.calm.notify_one();

@@ -15,7 +15,8 @@
 //! - [`proxy`]: RFC 9112 checks, matching on the normalized path, forwarding with connect
 //!   retry (and no request sent in a loop), headers, WebSocket tunnels, the edge's own
 //!   400, 502 and 504.
-//! - [`gate`]: the bounds on connections and streams, per client and for everyone.
+//! - [`gate`]: the bounds on connections and streams, per client and for everyone;
+//!   [`cancel_budget`]: a client's cancelled streams over all its connections.
 //! - [`server`]: the accept loop and graceful stop; [`idle`]: the HTTP/2 idle timeout; [`workers`]: one thread and runtime per
 //!   core on the proxied port ([`worker_index`]: which one is running; [`timer_floor`]: why each
 //!   keeps a timer pending); [`application`]: build, serve, drain.
@@ -25,6 +26,7 @@
 
 pub mod admin;
 pub mod application;
+pub mod cancel_budget;
 pub mod cli;
 pub mod config;
 pub mod gate;

@@ -13,6 +13,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 256;
 /// `estate.maxStreamsPerClient` when unset: eight connections' worth of HTTP/2 streams.
 pub const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 1024;
+/// `estate.cancelledStreamsPerClient` when unset: a minute's cancelled HTTP/2 streams, one
+/// connection's GOAWAY bound.
+pub const DEFAULT_CANCELLED_STREAMS_PER_CLIENT: u32 = 1000;
 /// `estate.requestBodyTimeout` when unset: nginx's `client_body_timeout`.
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(60);
 /// `estate.websocketIdleTimeout` when unset: Cloudflare's idle WebSocket timeout.
@@ -27,6 +30,9 @@ pub struct ClientBounds {
     pub max_connections_per_client: usize,
     /// HTTP/2 streams one client has in flight over all its connections; past it, `429`.
     pub max_streams_per_client: usize,
+    /// HTTP/2 streams one client may cancel in a minute over all its connections; past it,
+    /// GOAWAY.
+    pub cancelled_streams_per_client: u32,
     /// How long a request body may send nothing while its origin waits for it; then `408`.
     pub request_body_timeout: Duration,
     /// How long a WebSocket tunnel with no byte either way is kept; then it is closed.
@@ -39,6 +45,7 @@ impl ClientBounds {
         max_connections: DEFAULT_MAX_CONNECTIONS,
         max_connections_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
         max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
+        cancelled_streams_per_client: DEFAULT_CANCELLED_STREAMS_PER_CLIENT,
         request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
         websocket_idle_timeout: DEFAULT_WEBSOCKET_IDLE_TIMEOUT,
     };
@@ -46,11 +53,6 @@ impl ClientBounds {
     /// The bounds `raw` sets; each count at least 1, each duration more than 0s.
     pub fn resolve(raw: &RawEstate) -> Result<Self, IngressError> {
         let defaults = Self::DEFAULT;
-        let count = |value: Option<usize>, key: &str, default| match value {
-            Some(0) => Err(invalid(key, "must be at least 1")),
-            Some(value) => Ok(value),
-            None => Ok(default),
-        };
         let duration = |value: &Option<String>, key: &str, default| {
             let parsed = value
                 .as_deref()
@@ -76,6 +78,11 @@ impl ClientBounds {
                 "estate.maxStreamsPerClient",
                 defaults.max_streams_per_client,
             )?,
+            cancelled_streams_per_client: count(
+                raw.cancelled_streams_per_client,
+                "estate.cancelledStreamsPerClient",
+                defaults.cancelled_streams_per_client,
+            )?,
             request_body_timeout: duration(
                 &raw.request_body_timeout,
                 "estate.requestBodyTimeout",
@@ -87,6 +94,19 @@ impl ClientBounds {
                 defaults.websocket_idle_timeout,
             )?,
         })
+    }
+}
+
+/// A count as written, at least 1, or `default`.
+fn count<T: PartialEq + From<u8>>(
+    value: Option<T>,
+    key: &str,
+    default: T,
+) -> Result<T, IngressError> {
+    match value {
+        Some(value) if value == T::from(0) => Err(invalid(key, "must be at least 1")),
+        Some(value) => Ok(value),
+        None => Ok(default),
     }
 }
 

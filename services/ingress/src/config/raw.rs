@@ -75,6 +75,8 @@ pub struct RawEstate {
     pub max_connections_per_client: Option<usize>,
     /// HTTP/2 streams one client has in flight at once, over all its connections (default 1024).
     pub max_streams_per_client: Option<usize>,
+    /// HTTP/2 streams one client may cancel in a minute, over all its connections (default 1000).
+    pub cancelled_streams_per_client: Option<u32>,
     /// How long a request body may send nothing while its origin waits for it (default 60s,
     /// nginx's `client_body_timeout`).
     pub request_body_timeout: Option<String>,

@@ -1,8 +1,12 @@
-//! A client's HTTP/2 streams in flight are bounded over all its connections
-//! (`estate.maxStreamsPerClient`): past its share, a stream is the edge's `429`, on whichever
-//! connection it comes, until one of the others has ended.
+//! A client's HTTP/2 streams are bounded over all its connections: past its share of streams
+//! in flight (`estate.maxStreamsPerClient`), a stream is the edge's `429`, on whichever
+//! connection it comes, until one of the others has ended; past its budget of cancelled
+//! streams (`estate.cancelledStreamsPerClient`), a new connection is told GOAWAY at its first
+//! cancel, so reconnecting does not start the count again.
 
+use crate::http2_bounds::pad_and_cancel;
 use crate::origins::Origin;
+use crate::raw_origin::{Behaviour, RawOrigin};
 use crate::secure::{DevCert, HOST};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
@@ -83,5 +87,35 @@ async fn a_client_past_its_streams_in_flight_is_answered_429_until_one_ends() {
     assert!(
         metrics.contains(r#"ingress_client_errors_total{reason="streams"} 2"#),
         "{metrics}"
+    );
+}
+
+#[actix_web::test]
+async fn a_client_reconnecting_does_not_start_its_cancel_count_again() {
+    let origin = RawOrigin::start(Behaviour::Silent).await;
+    let cert = DevCert::make();
+    let file = format!(
+        "ingress:\n  - hostname: {HOST}\n    path: ^/cheap\n    service: http_status:204\n  \
+         - hostname: {HOST}\n    service: {}\n  - service: http_status:404\n\
+         estate:\n  cancelledStreamsPerClient: 30\n",
+        origin.url()
+    );
+    let ingress = cert.ingress(&file, &[]);
+    let base = format!("https://{HOST}:{}", ingress.tls().port());
+    let mut cancelled = Vec::new();
+    for _ in 0..4 {
+        // Ten cancels padded with three cheap answers each: far below one connection's own
+        // bound, so only the budget over connections can stop them.
+        let mut sender = h2(&cert, ingress.tls()).await;
+        let mut count = 0;
+        while count < 10 && pad_and_cancel(&mut sender, &base, 3).await {
+            count += 1;
+        }
+        cancelled.push(count);
+    }
+    assert_eq!(&cancelled[..3], [10, 10, 10], "{cancelled:?}");
+    assert!(
+        cancelled[3] <= 2,
+        "a fresh connection started again: {cancelled:?}"
     );
 }

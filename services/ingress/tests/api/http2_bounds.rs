@@ -113,7 +113,7 @@ fn get(base: &str, path: &str) -> http::Request<Empty<Bytes>> {
 
 /// `padding` answered requests on `sender`, then one the client cancels: whether the ingress
 /// still took them all.
-async fn pad_and_cancel(
+pub async fn pad_and_cancel(
     sender: &mut SendRequest<Empty<Bytes>>,
     base: &str,
     padding: usize,
