@@ -1,6 +1,7 @@
 //! The edge's bounds on its clients, from the `estate:` block: how many connections it holds
-//! (everyone's, and one client's), how many HTTP/2 streams one client has in flight, and how
-//! long a request body or a WebSocket tunnel may go silent.
+//! (everyone's, and one client's), how many HTTP/2 streams one client has in flight or may
+//! cancel, how large a request body may be, and how long a request body or a WebSocket tunnel
+//! may go silent.
 
 use super::IngressError;
 use super::duration::parse_duration;
@@ -16,6 +17,8 @@ pub const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 1024;
 /// `estate.cancelledStreamsPerClient` when unset: a minute's cancelled HTTP/2 streams, one
 /// connection's GOAWAY bound.
 pub const DEFAULT_CANCELLED_STREAMS_PER_CLIENT: u32 = 1000;
+/// `estate.maxRequestBodyBytes` when unset: Cloudflare's 100 MB upload limit.
+pub const DEFAULT_MAX_REQUEST_BODY_BYTES: u64 = 100 * 1024 * 1024;
 /// `estate.requestBodyTimeout` when unset: nginx's `client_body_timeout`.
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(60);
 /// `estate.websocketIdleTimeout` when unset: Cloudflare's idle WebSocket timeout.
@@ -33,6 +36,8 @@ pub struct ClientBounds {
     /// HTTP/2 streams one client may cancel in a minute over all its connections; past it,
     /// GOAWAY.
     pub cancelled_streams_per_client: u32,
+    /// The largest request body forwarded; past it, `413`.
+    pub max_request_body_bytes: u64,
     /// How long a request body may send nothing while its origin waits for it; then `408`.
     pub request_body_timeout: Duration,
     /// How long a WebSocket tunnel with no byte either way is kept; then it is closed.
@@ -46,6 +51,7 @@ impl ClientBounds {
         max_connections_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
         max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
         cancelled_streams_per_client: DEFAULT_CANCELLED_STREAMS_PER_CLIENT,
+        max_request_body_bytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
         request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
         websocket_idle_timeout: DEFAULT_WEBSOCKET_IDLE_TIMEOUT,
     };
@@ -82,6 +88,11 @@ impl ClientBounds {
                 raw.cancelled_streams_per_client,
                 "estate.cancelledStreamsPerClient",
                 defaults.cancelled_streams_per_client,
+            )?,
+            max_request_body_bytes: count(
+                raw.max_request_body_bytes,
+                "estate.maxRequestBodyBytes",
+                defaults.max_request_body_bytes,
             )?,
             request_body_timeout: duration(
                 &raw.request_body_timeout,

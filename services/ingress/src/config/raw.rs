@@ -77,6 +77,8 @@ pub struct RawEstate {
     pub max_streams_per_client: Option<usize>,
     /// HTTP/2 streams one client may cancel in a minute, over all its connections (default 1000).
     pub cancelled_streams_per_client: Option<u32>,
+    /// The largest request body forwarded, in bytes (default 100 MiB).
+    pub max_request_body_bytes: Option<u64>,
     /// How long a request body may send nothing while its origin waits for it (default 60s,
     /// nginx's `client_body_timeout`).
     pub request_body_timeout: Option<String>,

@@ -165,6 +165,7 @@ fn the_client_bounds_default_as_documented_and_refuse_zero() {
     assert_eq!(default.request_body_timeout, Duration::from_secs(60));
     assert_eq!(default.websocket_idle_timeout, Duration::from_secs(100));
     assert_eq!(default.cancelled_streams_per_client, 1000);
+    assert_eq!(default.max_request_body_bytes, 100 * 1024 * 1024);
     let set = parse(&format!(
         "{base}estate:\n  maxConnections: 10\n  maxConnectionsPerClient: 3\n  \
          maxStreamsPerClient: 7\n  requestBodyTimeout: 5s\n  websocketIdleTimeout: 1m\n"
@@ -187,6 +188,7 @@ fn the_client_bounds_default_as_documented_and_refuse_zero() {
         ("maxConnectionsPerClient", "0", "must be at least 1"),
         ("maxStreamsPerClient", "0", "must be at least 1"),
         ("cancelledStreamsPerClient", "0", "must be at least 1"),
+        ("maxRequestBodyBytes", "0", "must be at least 1"),
         ("requestBodyTimeout", "0s", "must be more than 0s"),
         ("websocketIdleTimeout", "0ms", "must be more than 0s"),
     ] {

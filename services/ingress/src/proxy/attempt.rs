@@ -16,7 +16,7 @@
 use super::framing;
 use super::outcome::{Failure, Fault, Reply};
 use super::replay::Replay;
-use super::upstream::{BodyWatch, UpstreamBody};
+use super::upstream::{BodyWatch, Cut, UpstreamBody};
 use crate::config::OriginRequest;
 use crate::metrics::Metrics;
 use crate::origin::{self, Connection, Origin};
@@ -48,8 +48,8 @@ pub enum Sent {
     Origin(Fault),
     /// The client's body broke while it was being forwarded.
     Client(hyper::Error),
-    /// The client's body sent nothing for the request body timeout.
-    Stalled,
+    /// The edge cut the client's body.
+    Cut(Cut),
 }
 
 /// What one request's tries share.
@@ -97,7 +97,7 @@ impl<'a> Trip<'a> {
     ) -> Result<(Outgoing, Failure), Failure> {
         let fault = match sent {
             Sent::Client(error) => return Err(Failure::Client(error)),
-            Sent::Stalled => return Err(Failure::Stalled),
+            Sent::Cut(cut) => return Err(Failure::Cut(cut)),
             Sent::Origin(fault) => fault,
         };
         self.blame(origin, &fault);
@@ -217,8 +217,8 @@ impl<'a> Trip<'a> {
 
 /// Whose failure a written request's error is.
 fn classify(error: hyper::Error, watch: &BodyWatch, answered: bool) -> Sent {
-    if watch.stalled() {
-        Sent::Stalled
+    if let Some(cut) = watch.cut() {
+        Sent::Cut(cut)
     } else if watch.failed() {
         Sent::Client(error)
     } else if error.is_parse() || answered {

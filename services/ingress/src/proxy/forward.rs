@@ -14,12 +14,12 @@
 use super::attempt::{Attempt, Outgoing, Trip};
 use super::outcome::{Failure, Reply};
 use super::replay::Replay;
-use super::upstream::UpstreamBody;
+use super::upstream::{BodyBounds, Cut, UpstreamBody};
 use crate::config::OriginRequest;
 use crate::metrics::Metrics;
 use crate::origin::Pool;
 use http::Request;
-use hyper::body::Incoming;
+use hyper::body::{Body, Incoming};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -28,32 +28,37 @@ const FIRST_PAUSE: Duration = Duration::from_millis(25);
 /// Longest pause: short, because an origin coming back should be used at once.
 const MAX_PAUSE: Duration = Duration::from_millis(100);
 
-/// How long a request keeps trying, and how long its body may send nothing.
+/// How long a request keeps trying, and what its body is held to.
 #[derive(Debug, Clone, Copy)]
-pub struct Patience {
+pub struct Limits {
     /// Until when a request nothing of which was sent is tried again
     /// (`estate.connectRetryDeadline`).
     pub retry: Duration,
-    /// How long the client's body may send nothing (`estate.requestBodyTimeout`).
-    pub body: Duration,
+    /// The client's body's silence and size (`estate.requestBodyTimeout`,
+    /// `estate.maxRequestBodyBytes`).
+    pub body: BodyBounds,
 }
 
-/// Sends `request` to an origin of `pool`, retrying what was not sent as `patience` says.
+/// Sends `request` to an origin of `pool`, retrying what was not sent as `limits` say. A body
+/// declared larger than the edge forwards goes nowhere.
 pub async fn send(
     pool: &Pool,
     settings: &OriginRequest,
-    patience: Patience,
+    limits: Limits,
     metrics: &Metrics,
     request: Request<Incoming>,
 ) -> Result<Reply, Failure> {
+    if request.body().size_hint().lower() > limits.body.max_bytes {
+        return Err(Failure::Cut(Cut::TooLarge));
+    }
     let mut trip = Trip::new(settings, metrics, pool.cooldown(), Replay::of(&request));
     let (head, body) = request.into_parts();
-    let (body, watch) = UpstreamBody::client(body, patience.body);
+    let (body, watch) = UpstreamBody::client(body, limits.body);
     let mut outgoing = Outgoing {
         request: Request::from_parts(head, body),
         watch,
     };
-    let give_up = Instant::now() + patience.retry;
+    let give_up = Instant::now() + limits.retry;
     let mut pause = FIRST_PAUSE;
     let mut connect_timeout = settings.connect_timeout;
     let mut failed = None;

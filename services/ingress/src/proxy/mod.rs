@@ -33,7 +33,7 @@ use crate::origin::{Pool, Pools};
 use http::{HeaderValue, Request, Response, StatusCode};
 use http_body_util::Either;
 use hyper::body::Incoming;
-use outcome::{Failure, Fault, Reply};
+use outcome::Reply;
 use recycle::Recycling;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -191,13 +191,17 @@ impl Proxy {
             pool.service(),
             id,
         );
-        let patience = forward::Patience {
+        let bounds = &self.config.estate.bounds;
+        let limits = forward::Limits {
             retry: self.config.estate.connect_retry_deadline,
-            body: self.config.estate.bounds.request_body_timeout,
+            body: upstream::BodyBounds {
+                timeout: bounds.request_body_timeout,
+                max_bytes: bounds.max_request_body_bytes,
+            },
         };
-        let reply = match forward::send(pool, settings, patience, &self.metrics, request).await {
+        let reply = match forward::send(pool, settings, limits, &self.metrics, request).await {
             Ok(reply) => reply,
-            Err(failure) => return self.failed(pool.service(), failure),
+            Err(failure) => return failure.answer(pool.service(), &self.metrics),
         };
         let Reply {
             mut response,
@@ -229,37 +233,6 @@ impl Proxy {
             }
         }
     }
-
-    /// The answer to a request no origin answered: whose failure it was decides.
-    fn failed(&self, service: &str, failure: Failure) -> Response<ProxyBody> {
-        match failure {
-            Failure::Unreachable => {
-                log_unreachable(service);
-                respond::bad_gateway()
-            }
-            Failure::Origin {
-                origin,
-                fault: Fault::TimedOut,
-            } => {
-                log_timed_out(service, &origin);
-                respond::gateway_timeout()
-            }
-            Failure::Origin { origin, fault } => {
-                log_origin_failed(service, &origin, &fault);
-                respond::bad_gateway()
-            }
-            Failure::Client(error) => {
-                self.metrics.client_error("body");
-                log_client_body(service, &error);
-                respond::bad_request()
-            }
-            Failure::Stalled => {
-                self.metrics.client_error("stalled");
-                log_client_stalled(service);
-                respond::body_timeout()
-            }
-        }
-    }
 }
 
 fn log_refused(refusal: &Refusal) {
@@ -268,30 +241,10 @@ fn log_refused(refusal: &Refusal) {
     tracing::debug!(%refusal, "the edge refused the request");
 }
 
-fn log_unreachable(service: &str) {
-    tracing::warn!(service, "502: no origin accepted a connection");
-}
-
-fn log_origin_failed(service: &str, origin: &str, fault: &Fault) {
-    tracing::warn!(service, origin, %fault, "502: the origin failed the request");
-}
-
-fn log_timed_out(service: &str, origin: &str) {
-    tracing::warn!(service, origin, "504: the origin did not answer in time");
-}
-
 fn log_bad_upgrade(service: &str, origin: &str) {
     tracing::warn!(
         service,
         origin,
         "502: the origin switched protocols to something else than the WebSocket asked for"
     );
-}
-
-fn log_client_stalled(service: &str) {
-    tracing::info!(service, "408: the client's request body stopped coming");
-}
-
-fn log_client_body(service: &str, error: &hyper::Error) {
-    tracing::info!(service, %error, "400: the client's request body broke while it was forwarded");
 }

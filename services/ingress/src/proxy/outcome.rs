@@ -1,8 +1,11 @@
 //! What became of a request sent towards a pool: the origin's answer ([`Reply`]), or why there
 //! was none ([`Failure`], and [`Fault`] for an origin that failed a request it was sent). Both
 //! the pass over a pool ([`super::forward`]) and one trip to an origin ([`super::attempt`])
-//! speak these.
+//! speak these; [`Failure::answer`] is what the client hears of a failure.
 
+use super::respond::{self, ProxyBody};
+use super::upstream::Cut;
+use crate::metrics::Metrics;
 use crate::origin::{Connection, Origin};
 use http::Response;
 use hyper::body::Incoming;
@@ -32,8 +35,8 @@ pub enum Failure {
     },
     /// The client's own body broke while it was being forwarded.
     Client(hyper::Error),
-    /// The client's own body sent nothing for the request body timeout.
-    Stalled,
+    /// The edge cut the client's own body: silent too long, or too large.
+    Cut(Cut),
 }
 
 /// How an origin failed a request it was sent.
@@ -63,4 +66,58 @@ impl Fault {
             Self::TimedOut => "timeout",
         }
     }
+}
+
+impl Failure {
+    /// What the client hears: whose failure it was decides (the edge's 502 or 504 for an
+    /// origin's, its 400, 408 or 413 for the client's own body), counted and logged.
+    pub fn answer(self, service: &str, metrics: &Metrics) -> Response<ProxyBody> {
+        match self {
+            Self::Unreachable => {
+                log_unreachable(service);
+                respond::bad_gateway()
+            }
+            Self::Origin {
+                origin,
+                fault: Fault::TimedOut,
+            } => {
+                log_timed_out(service, &origin);
+                respond::gateway_timeout()
+            }
+            Self::Origin { origin, fault } => {
+                log_origin_failed(service, &origin, &fault);
+                respond::bad_gateway()
+            }
+            Self::Client(error) => {
+                metrics.client_error("body");
+                log_client_body(service, &error);
+                respond::bad_request()
+            }
+            Self::Cut(cut) => {
+                metrics.client_error(cut.reason());
+                log_client_cut(service, cut);
+                respond::body_cut(cut)
+            }
+        }
+    }
+}
+
+fn log_unreachable(service: &str) {
+    tracing::warn!(service, "502: no origin accepted a connection");
+}
+
+fn log_origin_failed(service: &str, origin: &str, fault: &Fault) {
+    tracing::warn!(service, origin, %fault, "502: the origin failed the request");
+}
+
+fn log_timed_out(service: &str, origin: &str) {
+    tracing::warn!(service, origin, "504: the origin did not answer in time");
+}
+
+fn log_client_cut(service: &str, cut: Cut) {
+    tracing::info!(service, %cut, "the edge cut the client's request body");
+}
+
+fn log_client_body(service: &str, error: &hyper::Error) {
+    tracing::info!(service, %error, "400: the client's request body broke while it was forwarded");
 }

@@ -4,6 +4,7 @@
 //! rule's `http_status:NNN`.
 
 use super::strict::{ALLOWED_METHODS, Refusal};
+use super::upstream::Cut;
 use bytes::Bytes;
 use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::{Response, StatusCode};
@@ -36,10 +37,14 @@ pub fn bad_request() -> Response<ProxyBody> {
     edge_error(StatusCode::BAD_REQUEST)
 }
 
-/// The client's body sent nothing for the request body timeout: `408`, `error code: 408`,
-/// and the connection closed (the rest of the body, if it ever comes, is not read).
-pub fn body_timeout() -> Response<ProxyBody> {
-    let mut response = edge_error(StatusCode::REQUEST_TIMEOUT);
+/// The edge cut the client's body: `408` for one that went silent, `413` for one too large,
+/// `error code: NNN`, and the connection closed (the rest of the body is not read).
+pub fn body_cut(cut: Cut) -> Response<ProxyBody> {
+    let status = match cut {
+        Cut::Stalled => StatusCode::REQUEST_TIMEOUT,
+        Cut::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+    };
+    let mut response = edge_error(status);
     response
         .headers_mut()
         .insert(CONNECTION, HeaderValue::from_static("close"));

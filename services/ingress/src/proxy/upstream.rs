@@ -4,21 +4,25 @@
 //! origin's answer deadline only once the whole request has been sent: a slow upload is the
 //! client's time, not the origin's.
 //!
-//! A client's body that sends nothing for `estate.requestBodyTimeout` while the origin waits
-//! for it (nginx's `client_body_timeout`) ends as [`UpstreamError::Stalled`]: the edge answers
-//! `408` and closes the origin's connection, which would otherwise be held for as long as the
-//! client likes. Once the origin's answer head has come the timer stops: the answer may
-//! stream while the body is still open.
+//! The edge also cuts a client's body itself ([`guard`]): one that sends nothing for
+//! `estate.requestBodyTimeout` while the origin waits for it (nginx's `client_body_timeout`:
+//! the edge answers `408`, and the origin's connection, which would otherwise be held for as
+//! long as the client likes, is closed), and one that grows past `estate.maxRequestBodyBytes`
+//! (`413`). Once the origin's answer head has come, the silence is no longer timed: the answer
+//! may stream while the body is still open.
+
+mod guard;
+
+pub use guard::{BodyBounds, Cut};
 
 use bytes::Bytes;
+use guard::Guard;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
-use std::time::Duration;
 use tokio::sync::watch;
-use tokio::time::{Instant, Sleep};
 
 /// How far a request body has got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +30,7 @@ enum Progress {
     Streaming,
     Ended,
     Failed,
-    Stalled,
+    Cut(Cut),
 }
 
 /// Why a request body did not reach its origin whole.
@@ -35,19 +39,9 @@ pub enum UpstreamError {
     /// The client's body broke (malformed chunks, a connection that ended early).
     #[error("the client's body broke: {0}")]
     Client(#[from] hyper::Error),
-    /// The client sent nothing of its body for the request body timeout.
-    #[error("the client sent nothing of its body for the request body timeout")]
-    Stalled,
-}
-
-/// A body's silence, timed while its origin waits for it.
-#[derive(Debug)]
-struct Silence {
-    timeout: Duration,
-    /// Armed once the body first waits on the client.
-    timer: Option<Pin<Box<Sleep>>>,
-    /// Set once the origin's answer head has come: the timer stops.
-    answered: Arc<AtomicBool>,
+    /// The edge cut it.
+    #[error("{0}")]
+    Cut(Cut),
 }
 
 /// A request body towards an origin.
@@ -57,8 +51,8 @@ pub struct UpstreamBody {
     /// Where its progress is told; none for a body that was over before it began (most
     /// requests), which has nothing to tell.
     progress: Option<watch::Sender<Progress>>,
-    /// How long it has sent nothing; none for a body with nothing to send.
-    silence: Option<Silence>,
+    /// Its silence and size; none for a body with nothing to send.
+    guard: Option<Guard>,
 }
 
 /// What the forwarder watches of an [`UpstreamBody`]: nothing for a body that was over before
@@ -67,21 +61,17 @@ pub struct UpstreamBody {
 pub struct BodyWatch(Option<(watch::Receiver<Progress>, Arc<AtomicBool>)>);
 
 impl UpstreamBody {
-    /// The client's `body`, streamed; it may send nothing for `timeout` at most.
-    pub fn client(body: Incoming, timeout: Duration) -> (Self, BodyWatch) {
+    /// The client's `body`, streamed within `bounds`.
+    pub fn client(body: Incoming, bounds: BodyBounds) -> (Self, BodyWatch) {
         if body.is_end_stream() {
             return Self::without_progress(Some(body));
         }
         let (progress, watch) = watch::channel(Progress::Streaming);
-        let answered = Arc::new(AtomicBool::new(false));
+        let (guard, answered) = Guard::new(bounds);
         let upstream = Self {
             body: Some(body),
             progress: Some(progress),
-            silence: Some(Silence {
-                timeout,
-                timer: None,
-                answered: answered.clone(),
-            }),
+            guard: Some(guard),
         };
         (upstream, BodyWatch(Some((watch, answered))))
     }
@@ -95,9 +85,18 @@ impl UpstreamBody {
         let upstream = Self {
             body,
             progress: None,
-            silence: None,
+            guard: None,
         };
         (upstream, BodyWatch(None))
+    }
+
+    /// Ends the body with the edge's `cut`.
+    fn cut(&mut self, cut: Cut) -> Poll<Option<Result<Frame<Bytes>, UpstreamError>>> {
+        self.body = None;
+        if let Some(progress) = &self.progress {
+            progress.send_replace(Progress::Cut(cut));
+        }
+        Poll::Ready(Some(Err(UpstreamError::Cut(cut))))
     }
 }
 
@@ -116,9 +115,12 @@ impl BodyWatch {
         self.reached(Progress::Failed)
     }
 
-    /// Whether the client's body sent nothing for the request body timeout.
-    pub fn stalled(&self) -> bool {
-        self.reached(Progress::Stalled)
+    /// Whether the edge cut the client's body, and why.
+    pub fn cut(&self) -> Option<Cut> {
+        match self.0.as_ref().map(|(watch, _)| *watch.borrow()) {
+            Some(Progress::Cut(cut)) => Some(cut),
+            _ => None,
+        }
     }
 
     /// The origin's answer head has come: the body's silence is no longer timed.
@@ -135,27 +137,6 @@ impl BodyWatch {
     }
 }
 
-impl Silence {
-    /// Whether the body has now waited on the client for the whole timeout.
-    fn over(&mut self, cx: &mut Context<'_>) -> bool {
-        if self.answered.load(Ordering::Relaxed) {
-            return false;
-        }
-        let timeout = self.timeout;
-        let timer = self
-            .timer
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
-        timer.as_mut().poll(cx).is_ready()
-    }
-
-    /// A frame came: the silence starts again.
-    fn broken(&mut self) {
-        if let Some(timer) = &mut self.timer {
-            timer.as_mut().reset(Instant::now() + self.timeout);
-        }
-    }
-}
-
 impl Body for UpstreamBody {
     type Data = Bytes;
     type Error = UpstreamError;
@@ -169,21 +150,23 @@ impl Body for UpstreamBody {
             return Poll::Ready(None);
         };
         let polled = Pin::new(&mut *body).poll_frame(cx);
-        if let Some(silence) = &mut this.silence {
-            if polled.is_ready() {
-                silence.broken();
-            } else if silence.over(cx) {
-                this.body = None;
-                if let Some(progress) = &this.progress {
-                    progress.send_replace(Progress::Stalled);
+        if let Some(guard) = &mut this.guard {
+            match &polled {
+                Poll::Pending if guard.waited_too_long(cx) => return this.cut(Cut::Stalled),
+                Poll::Ready(Some(Ok(frame))) => {
+                    let bytes = frame.data_ref().map_or(0, Bytes::len);
+                    if guard.passed_too_much(bytes) {
+                        return this.cut(Cut::TooLarge);
+                    }
                 }
-                return Poll::Ready(Some(Err(UpstreamError::Stalled)));
+                _ => {}
             }
         }
+        let ended = this.body.as_ref().is_none_or(Incoming::is_end_stream);
         let reached = match &polled {
             Poll::Ready(None) => Some(Progress::Ended),
             Poll::Ready(Some(Err(_))) => Some(Progress::Failed),
-            Poll::Ready(Some(Ok(_))) if body.is_end_stream() => Some(Progress::Ended),
+            Poll::Ready(Some(Ok(_))) if ended => Some(Progress::Ended),
             _ => None,
         };
         if let (Some(reached), Some(progress)) = (reached, &this.progress) {

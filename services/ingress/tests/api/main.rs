@@ -2,6 +2,7 @@
 //! generated ingress file, in front of small actix origins started in the test.
 
 mod admin;
+mod body_size;
 mod body_timeout;
 mod client_streams;
 mod connections;
