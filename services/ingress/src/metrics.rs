@@ -11,7 +11,8 @@
 //!   sent (`closed`, `malformed`, `timeout`, `upgrade`);
 //! - `ingress_client_errors_total{reason}`: requests the edge refused for the client's own
 //!   fault: `400` (`host`, `path`, `body`), `405` (`method`), `501` (`coding`), `408` (`stalled`:
-//!   a body that stopped coming) and `429` (`streams`: past the client's share in flight);
+//!   a body that stopped coming), `413` (`size`: a body too large) and `429` (`streams`: past
+//!   the client's share in flight);
 //! - `ingress_origin_up{origin}`: 1 when an origin is offered first, 0 when it is down;
 //! - `ingress_pool_origins_up{service}`: how many of a service's origins are up (0: none);
 //! - `ingress_inflight_requests`, `ingress_websocket_tunnels`: what is open now;
