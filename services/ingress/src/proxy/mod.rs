@@ -32,7 +32,7 @@ use crate::metrics::{Metrics, Open};
 use crate::origin::{Pool, Pools};
 use http::{HeaderValue, Request, Response, StatusCode};
 use http_body_util::Either;
-use hyper::body::Incoming;
+use hyper::body::{Body, Incoming};
 use outcome::Reply;
 use recycle::Recycling;
 use std::net::SocketAddr;
@@ -180,7 +180,11 @@ impl Proxy {
         id: Option<HeaderValue>,
     ) -> Response<ProxyBody> {
         let version = request.version();
-        let websocket = headers::wants_websocket(request.method(), request.headers());
+        // A handshake is a request without a body (RFC 6455 §4.1): with one, neither side's
+        // upgrade could complete until the body had been read, and a body never sent would
+        // hold both connections with no timer; such a request goes on as a plain one.
+        let websocket = headers::wants_websocket(request.method(), request.headers())
+            && request.body().is_end_stream();
         let client_upgrade = websocket.then(|| hyper::upgrade::on(&mut request));
         prepare::for_origin(
             &mut request,

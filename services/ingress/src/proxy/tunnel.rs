@@ -18,7 +18,8 @@ use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
 /// Copies between the two upgraded connections in a task the drain waits for; closes both
-/// once neither side has sent a byte for `idle_timeout`.
+/// once neither side has sent a byte for `idle_timeout`, and gives up on upgrades that have
+/// not both completed within it.
 pub fn spawn(
     tasks: &TaskTracker,
     metrics: Arc<Metrics>,
@@ -27,7 +28,12 @@ pub fn spawn(
 ) {
     tasks.spawn(async move {
         let _open = Open::new(&metrics.tunnels);
-        match tokio::try_join!(client, origin) {
+        let upgraded =
+            tokio::time::timeout(idle_timeout, async { tokio::try_join!(client, origin) });
+        let Ok(upgraded) = upgraded.await else {
+            return log_idle(idle_timeout);
+        };
+        match upgraded {
             Ok((client, origin)) => {
                 let heard = Arc::new(Heard::new());
                 let mut client = Listened::new(TokioIo::new(client), heard.clone());

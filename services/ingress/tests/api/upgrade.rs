@@ -1,7 +1,8 @@
 //! Only WebSocket upgrades pass: a `101` from an origin is a tunnel only when the client asked
 //! for WebSocket and the origin switched to exactly that; any other `101` is the edge's 502
 //! and no tunnel. A client's other upgrades (`h2c`, a WebSocket over `POST`) reach the origin
-//! as plain requests, without `Upgrade`.
+//! as plain requests, without `Upgrade`; so does a WebSocket handshake that carries a body
+//! (which could never complete as an upgrade).
 
 use crate::origins::Origin;
 use crate::process::Ingress;
@@ -95,4 +96,46 @@ async fn other_upgrades_reach_the_origin_as_plain_requests() {
         }
         assert_ne!(seen["headers"]["connection"], "upgrade", "{seen}");
     }
+}
+
+#[actix_web::test]
+async fn a_websocket_handshake_with_a_body_is_no_upgrade_and_holds_nothing() {
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let origin = Origin::start("ws-body");
+    let ingress = Ingress::start(&format!(
+        "ingress:\n  - service: {}\nestate:\n  maxConnectionsPerClient: 1\n  \
+         requestBodyTimeout: 1s\n  websocketIdleTimeout: 1s\n",
+        origin.url()
+    ));
+    // A body announced and never sent: as an upgrade, neither side's switch could complete.
+    let mut stream = tokio::net::TcpStream::connect(ingress.proxy)
+        .await
+        .expect("connects");
+    let head = "GET /ws HTTP/1.1\r\nHost: a.test\r\nconnection: upgrade\r\nupgrade: websocket\r\n\
+                sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\
+                content-length: 100\r\n\r\n";
+    stream.write_all(head.as_bytes()).await.expect("written");
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(8), stream.read_to_end(&mut answer));
+    let _ = read.await.expect("answered and closed, not held");
+    let answer = String::from_utf8_lossy(&answer);
+    // The origin saw a plain request: no `Upgrade` reached it.
+    assert!(
+        answer.starts_with("HTTP/1.1 400 No WebSocket Upgrade header found\r\n"),
+        "{answer}"
+    );
+    drop(stream);
+    let metrics = ingress.metrics().await;
+    assert!(metrics.contains("ingress_websocket_tunnels 0"), "{metrics}");
+    let mut served = false;
+    for _ in 0..50 {
+        let plain = send(&ingress.proxy.to_string(), &RawRequest::new("GET", "/x")).await;
+        if plain.status == 200 {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(served, "the connection's place came back");
 }
