@@ -78,6 +78,25 @@ failures_per_second() {
         tr ' ' '\n' | sort -t+ -k2 -n | xargs
 }
 
+# Keeps a killed data node down: its service scaled to 0 and no task of it running for 3 s
+# in a row, longer than the restart policy's delay (1 s): a replacement the policy started
+# before the scale took effect would follow the dead primary's address.
+stay_down() {
+    local node=$1 deadline=$((SECONDS + 30)) quiet_since=""
+    while :; do
+        if [ "$(docker service inspect --format '{{.Spec.Mode.Replicated.Replicas}}' "${STACK}_$node")" = 0 ] &&
+            [ -z "$(task_containers "$node")" ]; then
+            quiet_since=${quiet_since:-$(now_ms)}
+            [ $(($(now_ms) - quiet_since)) -lt 3000 ] || return 0
+        else
+            quiet_since=""
+            docker service scale --detach "${STACK}_$node=0" >/dev/null 2>&1 || true
+        fi
+        [ "$SECONDS" -lt "$deadline" ] || die "$node did not stay down after the kill"
+        sleep 0.2
+    done
+}
+
 check_failover() {
     local primary replica killed promoted written lost out="$STAGE_DIR/failover.poll"
     primary=$(primary_node)
@@ -99,7 +118,7 @@ check_failover() {
     written=$(replication_field "$primary" master_repl_offset)
     killed=$(now_ms)
     docker kill "$(task_container "$primary")" >/dev/null
-    docker service scale --detach "${STACK}_$primary=0" >/dev/null 2>&1
+    stay_down "$primary"
     local deadline=$((SECONDS + 60))
     local named=""
     until [ -n "$named" ] && grep -qw -- "$named" <<<"$replica_addresses"; do
