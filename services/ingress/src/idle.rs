@@ -3,9 +3,10 @@
 //! edge do; hyper's HTTP/2 server keeps a connection for as long as the client does.
 //!
 //! A stream is open from the moment its request reaches the service until its answer's body
-//! is dropped (sent whole, or reset): [`Tracked`] wraps the connection's service and holds a
-//! [`Busy`] guard in every answer's body; [`Activity::idle_for`] waits for a stretch with
-//! none. HTTP/1.1 needs none of this: hyper's header read timeout runs while a kept-alive
+//! is dropped (sent whole, or reset) and, while its request's body streams, until that ends
+//! too ([`RequestHold`]: an upload whose answer came early is still open): [`Tracked`] wraps
+//! the connection's service and holds a [`Busy`] guard in every answer's body;
+//! [`Activity::idle_for`] waits for a stretch with none. HTTP/1.1 needs none of this: hyper's header read timeout runs while a kept-alive
 //! connection waits for its next request head, so an idle one is closed after it.
 //!
 //! A stream the client resets before its answer is whole is counted as cancelled. A client
@@ -16,23 +17,21 @@
 //! a client past its budget of cancels over all its connections ([`crate::cancel_budget`]),
 //! so reconnecting does not start its count again.
 //!
-//! Each stream also holds a place in its client's share of streams in flight
+//! Each open stream also holds a place in its client's share of streams in flight
 //! ([`crate::gate::Place::stream`]); a request past that share reaches the service marked
-//! [`OverShare`], which answers it `429`.
+//! [`crate::gate::OverShare`], which answers it `429`.
 //!
 //! The count is an atomic, and only its moves to and from zero wake the waiter: a busy
 //! connection's streams open and close without taking a lock.
 
-use crate::gate::{OverShare, Place, StreamPlace};
+mod tracked;
+
+pub use tracked::{Answer, Held, Tracked};
+
+use crate::gate::{Place, StreamPlace};
 use crate::stall::{Clock, Progress};
-use bytes::Bytes;
-use http::{Request, Response};
-use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::service::Service;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -71,16 +70,20 @@ impl Activity {
         })
     }
 
-    /// Counts a stream open until the guard is dropped.
+    /// Counts a stream open until its answer's body, and every [`RequestHold`] of it, are
+    /// dropped.
     fn busy(self: &Arc<Self>) -> Busy {
         self.streams.fetch_add(1, Ordering::Relaxed);
         if self.open.fetch_add(1, Ordering::AcqRel) == 0 {
             self.turned.notify_waiters();
         }
-        Busy {
-            stream_place: self.place.stream(),
-            clock: self.progress.clock(),
+        let open = Arc::new(StreamOpen {
             activity: self.clone(),
+            place: self.place.stream(),
+        });
+        Busy {
+            clock: self.progress.clock(),
+            open,
             finished: false,
             waiting: true,
         }
@@ -140,15 +143,41 @@ impl Activity {
     }
 }
 
-/// One open stream; cancelled if dropped before its answer's body ended.
-pub struct Busy {
+/// A stream counted open, with its place in its client's share of streams (`None` past the
+/// share), for as long as its answer's body or its request's body ([`RequestHold`]) lives.
+pub struct StreamOpen {
     activity: Arc<Activity>,
+    place: Option<StreamPlace>,
+}
+
+impl Drop for StreamOpen {
+    fn drop(&mut self) {
+        if self.activity.open.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.activity.turned.notify_waiters();
+        }
+    }
+}
+
+/// A request's hold on its stream, handed to the proxy as a request extension: a request body
+/// still streaming keeps its stream open, and in its client's share, after the answer ended.
+#[derive(Clone)]
+pub struct RequestHold {
+    _open: Arc<StreamOpen>,
+}
+
+impl std::fmt::Debug for RequestHold {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("RequestHold")
+    }
+}
+
+/// One open stream's answer; cancelled if dropped before its answer's body ended.
+pub struct Busy {
+    open: Arc<StreamOpen>,
     finished: bool,
     /// Waiting on its origin (as its clock says, kept here to touch the clock on changes only).
     waiting: bool,
     clock: Arc<Clock>,
-    /// Its place in its client's share of streams; `None` past the share.
-    stream_place: Option<StreamPlace>,
 }
 
 impl Busy {
@@ -159,139 +188,14 @@ impl Busy {
             return;
         }
         self.waiting = waiting;
-        self.activity.progress.waits(&self.clock, waiting);
+        self.open.activity.progress.waits(&self.clock, waiting);
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
         if !self.finished {
-            self.activity.cancel();
+            self.open.activity.cancel();
         }
-        if self.activity.open.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.activity.turned.notify_waiters();
-        }
-    }
-}
-
-/// A connection's service whose streams are counted in its [`Activity`].
-pub struct Tracked<S> {
-    inner: S,
-    activity: Arc<Activity>,
-}
-
-impl<S> Tracked<S> {
-    /// `inner`, counted in `activity`.
-    pub fn new(inner: S, activity: Arc<Activity>) -> Self {
-        Self { inner, activity }
-    }
-}
-
-impl<S, B> Service<Request<Incoming>> for Tracked<S>
-where
-    S: Service<Request<Incoming>, Response = Response<B>>,
-    B: Body,
-{
-    type Response = Response<Held<B>>;
-    type Error = S::Error;
-    type Future = Answer<S::Future>;
-
-    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
-        let busy = self.activity.busy();
-        if busy.stream_place.is_none() {
-            request.extensions_mut().insert(OverShare);
-        }
-        let busy = Some(busy);
-        Answer {
-            inner: self.inner.call(request),
-            busy,
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A stream's answer on its way, its stream counted open from the request on (no box
-    /// per stream around the proxy's future).
-    pub struct Answer<F> {
-        #[pin]
-        inner: F,
-        busy: Option<Busy>,
-    }
-}
-
-impl<F, B, E> Future for Answer<F>
-where
-    F: Future<Output = Result<Response<B>, E>>,
-    B: Body,
-{
-    type Output = Result<Response<Held<B>>, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let response = ready!(this.inner.poll(cx))?;
-        let mut busy = this.busy.take();
-        if let Some(busy) = &mut busy {
-            busy.wait(false);
-        }
-        Poll::Ready(Ok(response.map(|inner| Held { inner, busy })))
-    }
-}
-
-/// An answer's body that keeps its stream counted as open while it lives, and finished once
-/// it has ended.
-pub struct Held<B: Body> {
-    inner: B,
-    busy: Option<Busy>,
-}
-
-impl<B: Body> Held<B> {
-    fn wait(&mut self, waiting: bool) {
-        if let Some(busy) = &mut self.busy {
-            busy.wait(waiting);
-        }
-    }
-
-    fn finish(&mut self) {
-        if let Some(busy) = &mut self.busy {
-            busy.finished = true;
-        }
-    }
-}
-
-impl<B: Body> Drop for Held<B> {
-    fn drop(&mut self) {
-        // An answer without a body is sent with its head, its body never polled.
-        if self.inner.is_end_stream() {
-            self.finish();
-        }
-    }
-}
-
-impl<B: Body<Data = Bytes> + Unpin> Body for Held<B> {
-    type Data = Bytes;
-    type Error = B::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) else {
-            self.wait(true);
-            return Poll::Pending;
-        };
-        self.wait(false);
-        // Ended, or broken by the origin: either way not the client's cancel.
-        if !matches!(frame, Some(Ok(_))) || self.inner.is_end_stream() {
-            self.finish();
-        }
-        Poll::Ready(frame)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
     }
 }

@@ -172,7 +172,7 @@ impl<'a> Trip<'a> {
         match result {
             Ok(response) => {
                 self.count_replay();
-                watch.answered();
+                let answer_end = watch.answered();
                 if framing::check(response.headers()).is_err() {
                     return Attempt::Failed(Sent::Origin(Fault::Framing));
                 }
@@ -180,6 +180,7 @@ impl<'a> Trip<'a> {
                     response,
                     connection,
                     origin: origin.clone(),
+                    answer_end,
                 })
             }
             Err(mut error) => match error.take_message() {

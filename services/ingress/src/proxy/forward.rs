@@ -16,6 +16,7 @@ use super::outcome::{Failure, Reply};
 use super::replay::Replay;
 use super::upstream::{BodyBounds, Cut, UpstreamBody};
 use crate::config::OriginRequest;
+use crate::idle::RequestHold;
 use crate::metrics::Metrics;
 use crate::origin::Pool;
 use http::Request;
@@ -52,8 +53,9 @@ pub async fn send(
         return Err(Failure::Cut(Cut::TooLarge));
     }
     let mut trip = Trip::new(settings, metrics, pool.cooldown(), Replay::of(&request));
-    let (head, body) = request.into_parts();
-    let (body, watch) = UpstreamBody::client(body, limits.body);
+    let (mut head, body) = request.into_parts();
+    let hold = head.extensions.remove::<RequestHold>();
+    let (body, watch) = UpstreamBody::client(body, limits.body, hold);
     let mut outgoing = Outgoing {
         request: Request::from_parts(head, body),
         watch,

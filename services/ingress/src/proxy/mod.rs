@@ -211,6 +211,7 @@ impl Proxy {
             mut response,
             connection,
             origin,
+            answer_end,
         } = reply;
         // The client hears the version it spoke, whatever the origin spoke.
         *response.version_mut() = version;
@@ -218,8 +219,8 @@ impl Proxy {
         if response.status() != StatusCode::SWITCHING_PROTOCOLS {
             headers::strip_hop_by_hop(response.headers_mut(), false);
             let max_idle = settings.keep_alive_connections;
-            return response
-                .map(|body| Either::Left(Recycling::new(body, connection, origin, max_idle)));
+            let give_back = (connection, origin, max_idle);
+            return response.map(|body| Either::Left(Recycling::new(body, give_back, answer_end)));
         }
         match client_upgrade {
             Some(client) if headers::switched_to_websocket(response.headers()) => {

@@ -4,7 +4,7 @@
 //! speak these; [`Failure::answer`] is what the client hears of a failure.
 
 use super::respond::{self, ProxyBody};
-use super::upstream::Cut;
+use super::upstream::{AnswerEnd, Cut};
 use crate::metrics::Metrics;
 use crate::origin::{Connection, Origin};
 use http::Response;
@@ -19,6 +19,8 @@ pub struct Reply {
     pub connection: Connection,
     /// Where it came from.
     pub origin: Arc<Origin>,
+    /// Dropped with the answer's body: the request's body, if still open, is timed again.
+    pub answer_end: AnswerEnd,
 }
 
 /// Why a request got no answer.

@@ -2,8 +2,10 @@
 //! once the body has been read to its end, the connection goes back to its origin's idle
 //! list for the next request. Done when the body is dropped (hyper drops it as soon as it has
 //! written the last byte), without a task of its own when the connection is already ready
-//! for another request, which is the usual case.
+//! for another request, which is the usual case. It also holds the request body's
+//! [`AnswerEnd`]: once the answer is over, a request body still open is timed again.
 
+use super::upstream::AnswerEnd;
 use crate::origin::{Connection, Origin};
 use bytes::Bytes;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
@@ -23,15 +25,16 @@ pub struct Recycling {
     body: Incoming,
     give_back: Option<GiveBack>,
     ended: bool,
+    _answer_end: AnswerEnd,
 }
 
 impl Recycling {
-    /// `body`, whose `connection` goes back to `origin` when it is done.
+    /// `body`, whose connection goes back to its origin (which keeps `max_idle` idle) when it
+    /// is done; `answer_end` is dropped with it.
     pub fn new(
         body: Incoming,
-        connection: Connection,
-        origin: Arc<Origin>,
-        max_idle: usize,
+        (connection, origin, max_idle): (Connection, Arc<Origin>, usize),
+        answer_end: AnswerEnd,
     ) -> Self {
         Self {
             body,
@@ -41,6 +44,7 @@ impl Recycling {
                 max_idle,
             }),
             ended: false,
+            _answer_end: answer_end,
         }
     }
 
@@ -50,6 +54,7 @@ impl Recycling {
             body,
             give_back: None,
             ended: false,
+            _answer_end: AnswerEnd::default(),
         }
     }
 }

@@ -8,19 +8,21 @@
 //! `estate.requestBodyTimeout` while the origin waits for it (nginx's `client_body_timeout`:
 //! the edge answers `408`, and the origin's connection, which would otherwise be held for as
 //! long as the client likes, is closed), and one that grows past `estate.maxRequestBodyBytes`
-//! (`413`). Once the origin's answer head has come, the silence is no longer timed: the answer
-//! may stream while the body is still open.
+//! (`413`). While the origin's answer streams, the silence is not timed: the answer may come
+//! while the body is still open. A body that streams keeps its HTTP/2 stream counted open, and
+//! in its client's share, until it ends ([`RequestHold`]): an answer that ended first does not
+//! free what the upload still holds (the origin's connection).
 
 mod guard;
 
-pub use guard::{BodyBounds, Cut};
+pub use guard::{AnswerEnd, BodyBounds, Cut};
 
+use crate::idle::RequestHold;
 use bytes::Bytes;
-use guard::Guard;
+use guard::{AnswerState, Guard};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use tokio::sync::watch;
 
@@ -53,27 +55,34 @@ pub struct UpstreamBody {
     progress: Option<watch::Sender<Progress>>,
     /// Its silence and size; none for a body with nothing to send.
     guard: Option<Guard>,
+    /// Its HTTP/2 stream, held open until the body ends.
+    hold: Option<RequestHold>,
 }
 
 /// What the forwarder watches of an [`UpstreamBody`]: nothing for a body that was over before
 /// it began.
 #[derive(Clone, Debug)]
-pub struct BodyWatch(Option<(watch::Receiver<Progress>, Arc<AtomicBool>)>);
+pub struct BodyWatch(Option<(watch::Receiver<Progress>, Arc<AnswerState>)>);
 
 impl UpstreamBody {
-    /// The client's `body`, streamed within `bounds`.
-    pub fn client(body: Incoming, bounds: BodyBounds) -> (Self, BodyWatch) {
+    /// The client's `body`, streamed within `bounds`, holding its stream's `hold` until it ends.
+    pub fn client(
+        body: Incoming,
+        bounds: BodyBounds,
+        hold: Option<RequestHold>,
+    ) -> (Self, BodyWatch) {
         if body.is_end_stream() {
             return Self::without_progress(Some(body));
         }
         let (progress, watch) = watch::channel(Progress::Streaming);
-        let (guard, answered) = Guard::new(bounds);
+        let (guard, answer) = Guard::new(bounds);
         let upstream = Self {
             body: Some(body),
             progress: Some(progress),
             guard: Some(guard),
+            hold,
         };
-        (upstream, BodyWatch(Some((watch, answered))))
+        (upstream, BodyWatch(Some((watch, answer))))
     }
 
     /// No body at all.
@@ -86,6 +95,7 @@ impl UpstreamBody {
             body,
             progress: None,
             guard: None,
+            hold: None,
         };
         (upstream, BodyWatch(None))
     }
@@ -93,6 +103,7 @@ impl UpstreamBody {
     /// Ends the body with the edge's `cut`.
     fn cut(&mut self, cut: Cut) -> Poll<Option<Result<Frame<Bytes>, UpstreamError>>> {
         self.body = None;
+        self.hold = None;
         if let Some(progress) = &self.progress {
             progress.send_replace(Progress::Cut(cut));
         }
@@ -123,11 +134,12 @@ impl BodyWatch {
         }
     }
 
-    /// The origin's answer head has come: the body's silence is no longer timed.
-    pub fn answered(&self) {
-        if let Some((_, answered)) = &self.0 {
-            answered.store(true, Ordering::Relaxed);
-        }
+    /// The origin's answer head has come: the body's silence is not timed until the returned
+    /// token, which the answer's body holds, is dropped.
+    pub fn answered(&self) -> AnswerEnd {
+        self.0
+            .as_ref()
+            .map_or_else(AnswerEnd::default, |(_, answer)| answer.streaming())
     }
 
     fn reached(&self, end: Progress) -> bool {
@@ -169,8 +181,11 @@ impl Body for UpstreamBody {
             Poll::Ready(Some(Ok(_))) if ended => Some(Progress::Ended),
             _ => None,
         };
-        if let (Some(reached), Some(progress)) = (reached, &this.progress) {
-            progress.send_replace(reached);
+        if let Some(reached) = reached {
+            this.hold = None;
+            if let Some(progress) = &this.progress {
+                progress.send_replace(reached);
+            }
         }
         polled.map(|frame| frame.map(|frame| frame.map_err(UpstreamError::Client)))
     }

@@ -6,6 +6,7 @@ mod body_size;
 mod body_timeout;
 mod client_streams;
 mod connections;
+mod early_answer;
 mod edge;
 mod headers;
 mod http2;

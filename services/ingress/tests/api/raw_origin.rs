@@ -1,7 +1,7 @@
 //! An origin written by hand over TCP, for the origins a framework would never be: one that
 //! answers fixed bytes (two `Content-Length`s, an obs-folded header, a `101` without an
 //! `Upgrade`), one that reads a request and closes, one that closes kept connections, one
-//! that never answers. It records every
+//! that never answers, one that answers an upload before reading its body. It records every
 //! request head it read, so a test can count what reached it.
 
 use std::sync::{Arc, Mutex};
@@ -30,6 +30,10 @@ pub enum Behaviour {
     OnceOnly(&'static str),
     /// Never answers; holds the connection until the other side closes it.
     Silent,
+    /// Answers these bytes as soon as it has read a request's head, without reading its body,
+    /// then holds the connection (reading and dropping what comes) until the other side closes
+    /// it: an origin that answers an upload early.
+    Early(&'static str),
 }
 
 /// A running hand-written origin.
@@ -87,6 +91,9 @@ async fn serve(
     seen: Arc<Mutex<Vec<String>>>,
     closed: Arc<Mutex<usize>>,
 ) {
+    if let Behaviour::Early(bytes) = behaviour {
+        return answer_early(stream, bytes, &seen, &closed).await;
+    }
     let Some(head) = read_request(&mut stream).await else {
         return;
     };
@@ -112,7 +119,10 @@ async fn serve(
             let _ = stream.write_all(bytes.as_bytes()).await;
             let _ = stream.shutdown().await;
         }
-        Behaviour::Close | Behaviour::FirstOnly(_) | Behaviour::OnceOnly(_) => {}
+        Behaviour::Close
+        | Behaviour::FirstOnly(_)
+        | Behaviour::OnceOnly(_)
+        | Behaviour::Early(_) => {}
         Behaviour::Silent => {
             let mut rest = [0u8; 512];
             let read = tokio::time::timeout(SILENT_FOR, stream.read(&mut rest)).await;
@@ -123,17 +133,33 @@ async fn serve(
     }
 }
 
+/// [`Behaviour::Early`]: answers after the head, then reads until the other side closes.
+async fn answer_early(
+    mut stream: TcpStream,
+    bytes: &str,
+    seen: &Mutex<Vec<String>>,
+    closed: &Mutex<usize>,
+) {
+    let Some(head) = read_head(&mut stream).await else {
+        return;
+    };
+    seen.lock().expect("heads").push(head);
+    let _ = stream.write_all(bytes.as_bytes()).await;
+    let mut rest = [0u8; 4096];
+    let read_to_end = async {
+        while let Ok(read) = stream.read(&mut rest).await {
+            if read == 0 {
+                *closed.lock().expect("closed") += 1;
+                return;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(SILENT_FOR, read_to_end).await;
+}
+
 /// Reads one request head and its `Content-Length` body; `None` at EOF first.
 async fn read_request(stream: &mut TcpStream) -> Option<String> {
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < MAX_HEAD {
-        if stream.read_exact(&mut byte).await.is_err() {
-            return None;
-        }
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
+    let head = read_head(stream).await?;
     let length: usize = head
         .lines()
         .find_map(|line| {
@@ -146,4 +172,17 @@ async fn read_request(stream: &mut TcpStream) -> Option<String> {
     let mut body = vec![0u8; length];
     stream.read_exact(&mut body).await.ok()?;
     Some(head)
+}
+
+/// Reads one request head; `None` at EOF first.
+async fn read_head(stream: &mut TcpStream) -> Option<String> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < MAX_HEAD {
+        if stream.read_exact(&mut byte).await.is_err() {
+            return None;
+        }
+        head.push(byte[0]);
+    }
+    Some(String::from_utf8_lossy(&head).into_owned())
 }

@@ -1,13 +1,65 @@
 //! What the edge holds a client's body to while it streams to an origin: at most
 //! `estate.requestBodyTimeout` of silence while the origin waits for it, and at most
 //! `estate.maxRequestBodyBytes` in all.
+//!
+//! The silence is not timed while the origin's answer streams (the answer may come while
+//! the body is still open, a long upload's progress say), and timed again once the answer
+//! has ended: a body still open then only holds the origin's connection.
 
+use futures_util::task::AtomicWaker;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::time::{Instant, Sleep};
+
+/// No answer head yet: the silence is timed.
+const WAITING: u8 = 0;
+/// The answer streams: the silence is not timed.
+const ANSWERING: u8 = 1;
+/// The answer has ended (or was dropped): the silence is timed again.
+const ANSWERED: u8 = 2;
+
+/// Where the origin's answer is, as the body's guard sees it.
+#[derive(Debug)]
+pub struct AnswerState {
+    state: AtomicU8,
+    /// The body's task, woken when the answer ends so its silence is timed again.
+    waker: AtomicWaker,
+}
+
+impl Default for AnswerState {
+    /// No answer head yet.
+    fn default() -> Self {
+        Self {
+            state: AtomicU8::new(WAITING),
+            waker: AtomicWaker::new(),
+        }
+    }
+}
+
+impl AnswerState {
+    /// The answer's head has come: until the returned token is dropped (the answer's body has
+    /// ended), the silence is not timed.
+    pub fn streaming(self: &Arc<Self>) -> AnswerEnd {
+        self.state.store(ANSWERING, Ordering::Relaxed);
+        AnswerEnd(Some(self.clone()))
+    }
+}
+
+/// Held by an answer's body; dropped, the body it answers is timed again.
+#[derive(Debug, Default)]
+pub struct AnswerEnd(Option<Arc<AnswerState>>);
+
+impl Drop for AnswerEnd {
+    fn drop(&mut self) {
+        if let Some(answer) = self.0.take() {
+            answer.state.store(ANSWERED, Ordering::Relaxed);
+            answer.waker.wake();
+        }
+    }
+}
 
 /// Why the edge cut a client's body itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -47,29 +99,38 @@ pub struct Guard {
     passed: u64,
     /// Armed once the body first waits on the client.
     timer: Option<Pin<Box<Sleep>>>,
-    /// Set once the origin's answer head has come: the silence is no longer timed.
-    answered: Arc<AtomicBool>,
+    /// Where the origin's answer is.
+    answer: Arc<AnswerState>,
+    /// Whether the timer was started again after the answer ended.
+    resumed: bool,
 }
 
 impl Guard {
-    /// A guard for a body about to stream, and the flag that tells it the answer has come.
-    pub fn new(bounds: BodyBounds) -> (Self, Arc<AtomicBool>) {
-        let answered = Arc::new(AtomicBool::new(false));
+    /// A guard for a body about to stream, and where it is told of the origin's answer.
+    pub fn new(bounds: BodyBounds) -> (Self, Arc<AnswerState>) {
+        let answer = Arc::new(AnswerState::default());
         let guard = Self {
             bounds,
             passed: 0,
             timer: None,
-            answered: answered.clone(),
+            answer: answer.clone(),
+            resumed: false,
         };
-        (guard, answered)
+        (guard, answer)
     }
 
     /// The body has nothing ready: whether it has now been silent for the whole timeout.
     pub fn waited_too_long(&mut self, cx: &mut Context<'_>) -> bool {
-        if self.answered.load(Ordering::Relaxed) {
-            return false;
-        }
+        self.answer.waker.register(cx.waker());
         let timeout = self.bounds.timeout;
+        match self.answer.state.load(Ordering::Relaxed) {
+            ANSWERING => return false,
+            ANSWERED if !self.resumed => {
+                self.resumed = true;
+                self.timer = Some(Box::pin(tokio::time::sleep(timeout)));
+            }
+            _ => {}
+        }
         let timer = self
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
