@@ -1,17 +1,26 @@
 //! A client's cancelled HTTP/2 streams, counted over all its connections
 //! (`estate.cancelledStreamsPerClient` a minute): each cancelled request may have cost an
 //! origin connection, opened and closed for nothing, and a client that reconnects must not
-//! start its count again. Past the budget, the connection whose stream was cancelled is told
-//! GOAWAY ([`crate::idle`]), and so is every new one of that client at its first cancel, until
-//! its budget has refilled.
+//! start its count again. Past the budget the client is in debt until its budget has
+//! refilled whole (a minute at most): the connection whose stream was cancelled is told GOAWAY ([`crate::idle`]),
+//! and every stream the client opens meanwhile, on any connection, old or new, is the edge's
+//! `429` without reaching an origin ([`crate::gate::Place::stream`]). Without that, each new
+//! connection would bring a fresh batch of streams to an origin before its first cancel was
+//! counted.
 //!
 //! The budget is the estate's own limiter, in memory (a client's streams all reach one
-//! process), keyed by the client's subscriber and bounded in how many clients it tracks.
+//! process), keyed by the client's subscriber; it and the list of clients in debt are bounded
+//! in how many clients they track.
 
 use futures_util::FutureExt;
-use limiter::{CommonSettings, GroupId, KeyDigest, Limiter, Policy};
+use limiter::{CommonSettings, Decision, GroupId, KeyDigest, Limiter, Policy};
+use lru::LruCache;
 use platform_core::subscriber::Subscriber;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// Clients whose cancels are tracked at once; past it the limiter forgets the ones whose
 /// budget is full first, so a flood of fresh clients cannot reset one in debt.
@@ -26,6 +35,10 @@ const GROUP: &str = "cancelled_streams";
 pub struct CancelBudget {
     limiter: Limiter,
     group: GroupId,
+    /// Clients in debt, until when; the least recently refused go first when it is full.
+    debtors: Mutex<LruCache<Subscriber, Instant>>,
+    /// How many entries `debtors` holds, so the usual case (nobody in debt) takes no lock.
+    in_debt: AtomicUsize,
 }
 
 impl CancelBudget {
@@ -40,16 +53,50 @@ impl CancelBudget {
         let group = limiter
             .group_id(GROUP)
             .ok_or_else(|| format!("the cancel budget's limiter has no group {GROUP}"))?;
-        Ok(Self { limiter, group })
+        let capacity = NonZeroUsize::new(MAX_TRACKED_CLIENTS).unwrap_or(NonZeroUsize::MIN);
+        Ok(Self {
+            limiter,
+            group,
+            debtors: Mutex::new(LruCache::new(capacity)),
+            in_debt: AtomicUsize::new(0),
+        })
     }
 
     /// Counts one cancelled stream of `subscriber`: whether it was still within its budget.
+    /// Past it, the client is in debt until its budget has refilled whole: were it only until
+    /// one more cancel is allowed, each new connection could bring a batch of streams to an
+    /// origin between two cancels.
     pub fn spend(&self, subscriber: Subscriber) -> bool {
         let key = KeyDigest::of(subscriber.as_bytes());
         // The memory backend decides at once.
-        self.limiter
-            .check(self.group, key)
-            .now_or_never()
-            .is_none_or(|decision| decision.is_allowed())
+        let decision = self.limiter.check(self.group, key).now_or_never();
+        let Some(Decision::Refused { reset_after, .. }) = decision else {
+            return true;
+        };
+        let mut debtors = self.debtors();
+        debtors.put(subscriber, Instant::now() + reset_after);
+        self.in_debt.store(debtors.len(), Ordering::Relaxed);
+        false
+    }
+
+    /// Whether `subscriber` is in debt now.
+    pub fn in_debt(&self, subscriber: Subscriber) -> bool {
+        if self.in_debt.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
+        let mut debtors = self.debtors();
+        let Some(&until) = debtors.get(&subscriber) else {
+            return false;
+        };
+        if until > Instant::now() {
+            return true;
+        }
+        debtors.pop(&subscriber);
+        self.in_debt.store(debtors.len(), Ordering::Relaxed);
+        false
+    }
+
+    fn debtors(&self) -> std::sync::MutexGuard<'_, LruCache<Subscriber, Instant>> {
+        self.debtors.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -137,13 +137,20 @@ pub struct Place {
 }
 
 impl Place {
-    /// A place for one more stream of this connection's client, or `None` past its share.
-    pub fn stream(&self) -> Option<StreamPlace> {
+    /// A place for one more stream of this connection's client; none past its share of
+    /// streams, or while it is in debt of its cancel budget.
+    pub fn stream(&self) -> Result<StreamPlace, OverShare> {
         let Ticket { gate, subscriber } = &self.ticket;
-        gate.count(*subscriber, |share| {
+        if gate.cancels.in_debt(*subscriber) {
+            return Err(OverShare::Cancels);
+        }
+        let placed = gate.count(*subscriber, |share| {
             grow(&mut share.streams, gate.streams_per_client)
-        })
-        .then(|| StreamPlace {
+        });
+        if !placed {
+            return Err(OverShare::Streams);
+        }
+        Ok(StreamPlace {
             gate: gate.clone(),
             subscriber: *subscriber,
         })
@@ -180,9 +187,14 @@ impl Drop for StreamPlace {
     }
 }
 
-/// Marks a request whose client had no stream place left: the edge answers it `429`.
-#[derive(Debug, Clone, Copy)]
-pub struct OverShare;
+/// Marks a request whose client had no stream place: the edge answers it `429`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverShare {
+    /// Its client has its share of streams in flight.
+    Streams,
+    /// Its client is in debt of its cancel budget.
+    Cancels,
+}
 
 pin_project_lite::pin_project! {
     /// A client socket holding its [`Place`] for as long as it is open.

@@ -28,7 +28,7 @@ mod tracked;
 
 pub use tracked::{Answer, Held, Tracked};
 
-use crate::gate::{Place, StreamPlace};
+use crate::gate::{OverShare, Place, StreamPlace};
 use crate::stall::{Clock, Progress};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -143,11 +143,11 @@ impl Activity {
     }
 }
 
-/// A stream counted open, with its place in its client's share of streams (`None` past the
-/// share), for as long as its answer's body or its request's body ([`RequestHold`]) lives.
+/// A stream counted open, with its place in its client's share of streams (or why it has
+/// none), for as long as its answer's body or its request's body ([`RequestHold`]) lives.
 pub struct StreamOpen {
     activity: Arc<Activity>,
-    place: Option<StreamPlace>,
+    place: Result<StreamPlace, OverShare>,
 }
 
 impl Drop for StreamOpen {

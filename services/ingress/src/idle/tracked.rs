@@ -1,10 +1,9 @@
 //! A connection's service whose streams are counted in its [`Activity`]: each request is
 //! counted open from the moment it reaches the service until its answer's body is dropped
 //! ([`Held`]), and, while its own body streams, until that ends too ([`RequestHold`]); one past
-//! its client's share of streams reaches the service marked [`OverShare`].
+//! its client's share of streams reaches the service marked [`crate::gate::OverShare`].
 
 use super::{Activity, Busy, RequestHold};
-use crate::gate::OverShare;
 use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
@@ -37,8 +36,8 @@ where
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let busy = self.activity.busy();
-        if busy.open.place.is_none() {
-            request.extensions_mut().insert(OverShare);
+        if let Err(over) = busy.open.place {
+            request.extensions_mut().insert(over);
         } else if !request.body().is_end_stream() {
             request.extensions_mut().insert(RequestHold {
                 _open: busy.open.clone(),

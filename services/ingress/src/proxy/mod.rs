@@ -114,10 +114,10 @@ impl Proxy {
         let started = Instant::now();
         let _inflight = Open::new(&self.metrics.inflight);
         let mut stamp = request_id::Stamp::take(&mut request, peer, &self.config.estate);
-        let checked = if request.extensions().get::<OverShare>().is_some() {
-            Err(Refusal::Streams)
-        } else {
-            strict::check(&request)
+        let checked = match request.extensions().get::<OverShare>() {
+            Some(OverShare::Streams) => Err(Refusal::Streams),
+            Some(OverShare::Cancels) => Err(Refusal::Cancels),
+            None => strict::check(&request),
         };
         let mut response = match (checked, redirect_to) {
             (Ok(checked), None) => {

@@ -68,6 +68,9 @@ pub enum Refusal {
     /// An HTTP/2 stream past its client's share of streams in flight ([`crate::gate`]).
     #[error("the client has its share of streams in flight")]
     Streams,
+    /// An HTTP/2 stream of a client in debt of its cancel budget ([`crate::cancel_budget`]).
+    #[error("the client cancelled more streams than its budget")]
+    Cancels,
 }
 
 impl Refusal {
@@ -79,6 +82,7 @@ impl Refusal {
             Self::Method => "method",
             Self::Coding(_) => "coding",
             Self::Streams => "streams",
+            Self::Cancels => "cancels",
         }
     }
 
@@ -87,7 +91,7 @@ impl Refusal {
         match self {
             Self::Method => StatusCode::METHOD_NOT_ALLOWED,
             Self::Coding(BadCoding::Unknown) => StatusCode::NOT_IMPLEMENTED,
-            Self::Streams => StatusCode::TOO_MANY_REQUESTS,
+            Self::Streams | Self::Cancels => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::BAD_REQUEST,
         }
     }
