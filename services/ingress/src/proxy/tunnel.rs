@@ -5,16 +5,14 @@
 //! client's place at the edge, for ever. Any byte keeps it open, a ping frame included.
 
 use crate::metrics::{Metrics, Open};
-use hyper::upgrade::OnUpgrade;
+use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper_util::rt::TokioIo;
 use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
+use tokio_util::io::InspectReader;
 use tokio_util::task::TaskTracker;
 
 /// Copies between the two upgraded connections in a task the drain waits for; closes both
@@ -36,8 +34,8 @@ pub fn spawn(
         match upgraded {
             Ok((client, origin)) => {
                 let heard = Arc::new(Heard::new());
-                let mut client = Listened::new(TokioIo::new(client), heard.clone());
-                let mut origin = Listened::new(TokioIo::new(origin), heard.clone());
+                let mut client = listened(client, &heard);
+                let mut origin = listened(origin, &heard);
                 tokio::select! {
                     copied = tokio::io::copy_bidirectional(&mut client, &mut origin) => {
                         if let Err(error) = copied {
@@ -50,6 +48,19 @@ pub fn spawn(
             Err(error) => log_failed(&error),
         }
     });
+}
+
+/// One side of a tunnel, its reads told to the tunnel's [`Heard`].
+fn listened(
+    side: Upgraded,
+    heard: &Arc<Heard>,
+) -> InspectReader<TokioIo<Upgraded>, impl FnMut(&[u8])> {
+    let heard = heard.clone();
+    InspectReader::new(TokioIo::new(side), move |bytes: &[u8]| {
+        if !bytes.is_empty() {
+            heard.heard();
+        }
+    })
 }
 
 /// When a byte last came from either side.
@@ -85,55 +96,6 @@ impl Heard {
             }
             tokio::time::sleep(Duration::from_millis(limit - quiet)).await;
         }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// One side of a tunnel, its reads told to the tunnel's [`Heard`].
-    struct Listened<S> {
-        #[pin]
-        inner: S,
-        heard: Arc<Heard>,
-    }
-}
-
-impl<S> Listened<S> {
-    fn new(inner: S, heard: Arc<Heard>) -> Self {
-        Self { inner, heard }
-    }
-}
-
-impl<S: AsyncRead> AsyncRead for Listened<S> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.project();
-        let before = buf.filled().len();
-        let read = this.inner.poll_read(cx, buf);
-        if buf.filled().len() > before {
-            this.heard.heard();
-        }
-        read
-    }
-}
-
-impl<S: AsyncWrite> AsyncWrite for Listened<S> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.project().inner.poll_write(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.project().inner.poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.project().inner.poll_shutdown(cx)
     }
 }
 

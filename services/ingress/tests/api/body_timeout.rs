@@ -6,11 +6,10 @@
 
 use crate::origins::Origin;
 use crate::process::Ingress;
-use crate::secure::{DevCert, HOST};
+use crate::secure::{DevCert, HOST, h2};
 use bytes::Bytes;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
-use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -83,12 +82,7 @@ async fn an_http2_body_that_stops_coming_is_answered_408() {
     let origin = Origin::start("stalled-h2");
     let cert = DevCert::make();
     let ingress = cert.ingress(&file(&origin), &[]);
-    let stream = cert.connect(ingress.tls(), &[b"h2"]).await;
-    let (mut sender, connection) =
-        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-            .await
-            .expect("HTTP/2");
-    tokio::spawn(connection);
+    let mut sender = h2(&cert, ingress.tls()).await;
     let (frames, receiver) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(1);
     frames
         .send(Ok(Frame::data(Bytes::from_static(b"a start"))))

@@ -7,24 +7,13 @@
 use crate::http2_bounds::pad_and_cancel;
 use crate::origins::Origin;
 use crate::raw_origin::{Behaviour, RawOrigin};
-use crate::secure::{DevCert, HOST};
+use crate::secure::{DevCert, HOST, h2};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http2::SendRequest;
-use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::time::Duration;
 
 const ANSWER_WITHIN: Duration = Duration::from_secs(10);
-
-async fn h2(cert: &DevCert, tls: std::net::SocketAddr) -> SendRequest<Empty<Bytes>> {
-    let stream = cert.connect(tls, &[b"h2"]).await;
-    let (sender, connection) =
-        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-            .await
-            .expect("HTTP/2");
-    tokio::spawn(connection);
-    sender
-}
 
 /// `GET path` on `sender`: the status, the HSTS value and the body.
 async fn get(sender: &SendRequest<Empty<Bytes>>, port: u16, path: &str) -> (u16, String, String) {
@@ -62,8 +51,8 @@ async fn a_client_past_its_streams_in_flight_is_answered_429_until_one_ends() {
     let ingress = cert.ingress(&file, &[]);
     let port = ingress.tls().port();
     let (first, second) = (
-        h2(&cert, ingress.tls()).await,
-        h2(&cert, ingress.tls()).await,
+        h2::<Empty<Bytes>>(&cert, ingress.tls()).await,
+        h2::<Empty<Bytes>>(&cert, ingress.tls()).await,
     );
     let slow = |sender: &SendRequest<Empty<Bytes>>| {
         let sender = sender.clone();
@@ -108,7 +97,7 @@ async fn a_client_reconnecting_does_not_start_its_cancel_count_again() {
     for _ in 0..3 {
         // Ten cancels padded with three cheap answers each: far below one connection's own
         // bound, so only the budget over connections can stop them.
-        let mut sender = h2(&cert, ingress.tls()).await;
+        let mut sender = h2::<Empty<Bytes>>(&cert, ingress.tls()).await;
         let mut count = 0;
         while count < 10 && pad_and_cancel(&mut sender, &base, 3).await {
             count += 1;
@@ -124,7 +113,7 @@ async fn a_client_reconnecting_does_not_start_its_cancel_count_again() {
     let refilled = usize::try_from(started.elapsed().as_secs() / 2).unwrap_or(usize::MAX);
     let mut extra = 0;
     let fresh = loop {
-        let fresh = h2(&cert, ingress.tls()).await;
+        let fresh = h2::<Empty<Bytes>>(&cert, ingress.tls()).await;
         let (status, _, body) = get(&fresh, port, "/cheap").await;
         if status == 429 {
             assert_eq!(body, "error code: 429");

@@ -6,13 +6,12 @@
 
 use crate::process::Ingress;
 use crate::raw_origin::{Behaviour, RawOrigin};
-use crate::secure::{DevCert, HOST};
+use crate::secure::{DevCert, HOST, h2};
 use bytes::Bytes;
 use futures_util::Stream;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use hyper::client::conn::http2::SendRequest;
-use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::pin::Pin;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -81,16 +80,6 @@ fn upload() -> (Frames, Upload) {
     (frames, StreamBody::new(Box::pin(stream)))
 }
 
-async fn h2(cert: &DevCert, tls: std::net::SocketAddr) -> SendRequest<Upload> {
-    let stream = cert.connect(tls, &[b"h2"]).await;
-    let (sender, connection) =
-        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-            .await
-            .expect("HTTP/2");
-    tokio::spawn(connection);
-    sender
-}
-
 /// `POST /up` on `sender` with a body that has sent "start" and stays open until the returned
 /// frames are dropped: the answer's status and body.
 async fn post_open(sender: &SendRequest<Upload>, port: u16) -> (Frames, u16, String) {
@@ -135,13 +124,13 @@ async fn uploads_answered_early_keep_their_streams_in_the_clients_share_until_th
     let estate = "  maxStreamsPerClient: 2\n  requestBodyTimeout: 2s\n";
     let ingress = cert.ingress(&file(&origin, estate), &[]);
     let port = ingress.tls().port();
-    let sender = h2(&cert, ingress.tls()).await;
+    let sender = h2::<Upload>(&cert, ingress.tls()).await;
     let (first, status, text) = post_open(&sender, port).await;
     assert_eq!((status, text.as_str()), (200, "early"));
     let (second, status, text) = post_open(&sender, port).await;
     assert_eq!((status, text.as_str()), (200, "early"));
     // Both answers have ended; both uploads still hold an origin connection each.
-    let other = h2(&cert, ingress.tls()).await;
+    let other = h2::<Upload>(&cert, ingress.tls()).await;
     let (status, text) = ask(&other, port, "/x", empty()).await;
     assert_eq!((status, text.as_str()), (429, "error code: 429"));
     // Silent for the body timeout once answered: cut, their places back.
@@ -158,7 +147,7 @@ async fn a_steady_upload_answered_early_is_no_idle_connection() {
     let estate = "  http2IdleTimeout: 1s\n  requestBodyTimeout: 1s\n";
     let ingress = cert.ingress(&file(&origin, estate), &[]);
     let port = ingress.tls().port();
-    let sender = h2(&cert, ingress.tls()).await;
+    let sender = h2::<Upload>(&cert, ingress.tls()).await;
     let (frames, status, _) = post_open(&sender, port).await;
     assert_eq!(status, 200);
     // Three idle timeouts of a byte every 300 ms after the answer ended.

@@ -1,7 +1,8 @@
 //! HTTPS from the test's side: a development certificate made by `scripts/dev-cert.sh` (the
 //! script a developer runs) in a temporary directory, an ingress serving it, and clients that
-//! trust its CA only: reqwest (HTTP/2 or HTTP/1.1 by ALPN), and one raw TLS connection for
-//! requests written byte for byte and for looking at the certificate a handshake was shown.
+//! trust its CA only: reqwest (HTTP/2 or HTTP/1.1 by ALPN), hyper's own HTTP/1.1 and HTTP/2
+//! clients on a TLS connection, and one raw TLS connection for requests written byte for byte
+//! and for looking at the certificate a handshake was shown.
 
 use crate::process::Ingress;
 use http_body_util::Empty;
@@ -153,6 +154,23 @@ pub fn shown(stream: &TlsStream<TcpStream>) -> Vec<u8> {
         .and_then(|chain| chain.first())
         .expect("a certificate was shown")
         .to_vec()
+}
+
+/// HTTP/2 on a new TLS connection to `tls` that chose `h2`, its connection driven in a task.
+pub async fn h2<B>(cert: &DevCert, tls: SocketAddr) -> hyper::client::conn::http2::SendRequest<B>
+where
+    B: hyper::body::Body + Send + Unpin + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let stream = cert.connect(tls, &[b"h2"]).await;
+    let executor = hyper_util::rt::TokioExecutor::new();
+    let (sender, connection) =
+        hyper::client::conn::http2::handshake(executor, TokioIo::new(stream))
+            .await
+            .expect("HTTP/2 over the connection");
+    tokio::spawn(connection);
+    sender
 }
 
 /// HTTP/1.1 on an open TLS connection, kept alive.
