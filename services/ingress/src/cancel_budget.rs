@@ -2,11 +2,11 @@
 //! (`estate.cancelledStreamsPerClient` a minute): each cancelled request may have cost an
 //! origin connection, opened and closed for nothing, and a client that reconnects must not
 //! start its count again. Past the budget the client is in debt until its budget has
-//! refilled whole (a minute at most): the connection whose stream was cancelled is told GOAWAY ([`crate::idle`]),
-//! and every stream the client opens meanwhile, on any connection, old or new, is the edge's
-//! `429` without reaching an origin ([`crate::gate::Place::stream`]). Without that, each new
-//! connection would bring a fresh batch of streams to an origin before its first cancel was
-//! counted.
+//! refilled whole (a minute at most): the connection whose stream was cancelled is told
+//! GOAWAY ([`crate::idle`]), and every stream the client opens meanwhile, on any connection,
+//! old or new, is the edge's `429` without reaching an origin ([`crate::gate::Place::stream`]).
+//! Without that, each new connection would bring a fresh batch of streams to an origin before
+//! its first cancel was counted.
 //!
 //! The budget is the estate's own limiter, in memory (a client's streams all reach one
 //! process), keyed by the client's subscriber; it and the list of clients in debt are bounded

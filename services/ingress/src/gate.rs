@@ -11,9 +11,10 @@
 //! A [`Place`] lives as long as its connection's socket: [`Placed`] wraps the socket, so a
 //! WebSocket tunnel, which carries the socket on after HTTP ends, keeps its connection's
 //! place until it closes. An HTTP/2 stream holds a [`StreamPlace`] from its request to the
-//! end of its answer's body; past the client's share of streams in flight, across all of
-//! its connections, a stream is answered `429` ([`OverShare`]). Its cancelled streams are
-//! counted over all its connections too ([`Place::cancelled`]).
+//! end of its answer's body, or of its request's body if that ends later; past the client's
+//! share of streams in flight, across all of its connections, a stream is answered `429`
+//! ([`OverShare`]). Its cancelled streams are counted over all its connections too
+//! ([`Place::cancelled`]), and while it is in debt of that budget its streams are `429` too.
 
 use crate::cancel_budget::CancelBudget;
 use crate::config::ClientBounds;
@@ -155,9 +156,7 @@ impl Place {
             subscriber: *subscriber,
         })
     }
-}
 
-impl Place {
     /// Counts a cancelled stream of this connection's client ([`crate::cancel_budget`]):
     /// whether the client was still within its budget.
     pub fn cancelled(&self) -> bool {

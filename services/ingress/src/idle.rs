@@ -6,8 +6,9 @@
 //! is dropped (sent whole, or reset) and, while its request's body streams, until that ends
 //! too ([`RequestHold`]: an upload whose answer came early is still open): [`Tracked`] wraps
 //! the connection's service and holds a [`Busy`] guard in every answer's body;
-//! [`Activity::idle_for`] waits for a stretch with none. HTTP/1.1 needs none of this: hyper's header read timeout runs while a kept-alive
-//! connection waits for its next request head, so an idle one is closed after it.
+//! [`Activity::idle_for`] waits for a stretch with none. HTTP/1.1 needs none of this: hyper's
+//! header read timeout runs while a kept-alive connection waits for its next request head, so
+//! an idle one is closed after it.
 //!
 //! A stream the client resets before its answer is whole is counted as cancelled. A client
 //! that cancels most of what it asks ([`Activity::unruly`]: at least [`CANCELLED_FLOOR`]

@@ -2,9 +2,9 @@
 //! replayed, which origins it has already reached), and one try of one origin.
 //!
 //! A try uses a kept connection if one is ready, else a new one. Once a request has been
-//! written, how it failed decides what follows: the client's own body broke or stopped
-//! coming (the client's error); the origin sent something that is not an answer, or the start of one and then
-//! nothing (malformed: it acted on the request); no answer head within `responseTimeout`;
+//! written, how it failed decides what follows: the client's own body broke, or the edge cut
+//! it (the client's error); the origin sent something that is not an answer, or the start of
+//! one and then nothing (malformed: it acted on the request); no answer head within `responseTimeout`;
 //! an answer framed by another coding than one `chunked` (malformed too: [`super::framing`]);
 //! or the connection closed before a single byte came back, the only failure after which an
 //! idempotent request without a body may be sent again. A kept connection closing that way

@@ -43,7 +43,8 @@ fn assert_413(answer: &str) {
 
 fn by_length(size: usize) -> Vec<u8> {
     let mut request = format!(
-        "POST /upload HTTP/1.1\r\nHost: {HOST}\r\ncontent-length: {size}\r\nconnection: close\r\n\r\n"
+        "POST /upload HTTP/1.1\r\nHost: {HOST}\r\ncontent-length: {size}\r\n\
+         connection: close\r\n\r\n"
     )
     .into_bytes();
     request.extend(std::iter::repeat_n(b'x', size));
@@ -89,7 +90,8 @@ async fn a_chunked_body_growing_past_the_bound_is_cut_with_413() {
     request.extend_from_slice(b"0\r\n\r\n");
     assert_413(&exchange(&ingress, &request).await);
     let mut exact = format!(
-        "POST /upload HTTP/1.1\r\nHost: {HOST}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+        "POST /upload HTTP/1.1\r\nHost: {HOST}\r\ntransfer-encoding: chunked\r\n\
+         connection: close\r\n\r\n"
     )
     .into_bytes();
     for _ in 0..2 {
