@@ -83,21 +83,20 @@ impl CancelBudget {
         false
     }
 
-    /// Whether `subscriber` is in debt now.
-    pub fn in_debt(&self, subscriber: Subscriber) -> bool {
+    /// How long `subscriber` is still in debt, if it is.
+    pub fn debt(&self, subscriber: Subscriber) -> Option<Duration> {
         if self.in_debt.load(Ordering::Relaxed) == 0 {
-            return false;
+            return None;
         }
         let mut debtors = self.debtors();
-        let Some(&until) = debtors.get(&subscriber) else {
-            return false;
-        };
-        if until > Instant::now() {
-            return true;
+        let &until = debtors.get(&subscriber)?;
+        let left = until.saturating_duration_since(Instant::now());
+        if !left.is_zero() {
+            return Some(left);
         }
         debtors.pop(&subscriber);
         self.in_debt.store(debtors.len(), Ordering::Relaxed);
-        false
+        None
     }
 
     fn debtors(&self) -> std::sync::MutexGuard<'_, LruCache<Subscriber, Instant>> {

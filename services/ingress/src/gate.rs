@@ -27,6 +27,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -142,8 +143,8 @@ impl Place {
     /// streams, or while it is in debt of its cancel budget.
     pub fn stream(&self) -> Result<StreamPlace, OverShare> {
         let Ticket { gate, subscriber } = &self.ticket;
-        if gate.cancels.in_debt(*subscriber) {
-            return Err(OverShare::Cancels);
+        if let Some(left) = gate.cancels.debt(*subscriber) {
+            return Err(OverShare::Cancels(left));
         }
         let placed = gate.count(*subscriber, |share| {
             grow(&mut share.streams, gate.streams_per_client)
@@ -191,8 +192,8 @@ impl Drop for StreamPlace {
 pub enum OverShare {
     /// Its client has its share of streams in flight.
     Streams,
-    /// Its client is in debt of its cancel budget.
-    Cancels,
+    /// Its client is in debt of its cancel budget, for this long still.
+    Cancels(Duration),
 }
 
 pin_project_lite::pin_project! {

@@ -116,7 +116,7 @@ impl Proxy {
         let mut stamp = request_id::Stamp::take(&mut request, peer, &self.config.estate);
         let checked = match request.extensions().get::<OverShare>() {
             Some(OverShare::Streams) => Err(Refusal::Streams),
-            Some(OverShare::Cancels) => Err(Refusal::Cancels),
+            Some(OverShare::Cancels(left)) => Err(Refusal::Cancels(*left)),
             None => strict::check(&request),
         };
         let mut response = match (checked, redirect_to) {

@@ -6,7 +6,7 @@
 use super::strict::{ALLOWED_METHODS, Refusal};
 use super::upstream::Cut;
 use bytes::Bytes;
-use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue};
+use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{Response, StatusCode};
 use http_body_util::{Either, Full};
 
@@ -51,14 +51,21 @@ pub fn body_cut(cut: Cut) -> Response<ProxyBody> {
     response
 }
 
-/// A request the edge refuses before routing: its status (400, 405 with `Allow`, 501), the
-/// connection closed when the request's body was left unread.
+/// A request the edge refuses before routing: its status (400, 405 with `Allow`, 501, 429
+/// with `Retry-After` when the wait is known), the connection closed when the request's body
+/// was left unread.
 pub fn refused(refusal: &Refusal) -> Response<ProxyBody> {
     let mut response = edge_error(refusal.status());
     if refusal.status() == StatusCode::METHOD_NOT_ALLOWED {
         response
             .headers_mut()
             .insert(ALLOW, HeaderValue::from_static(ALLOWED_METHODS));
+    }
+    if let Some(wait) = refusal.retry_after() {
+        response.headers_mut().insert(
+            RETRY_AFTER,
+            HeaderValue::from(limiter::retry_after_secs(wait)),
+        );
     }
     if refusal.closes() {
         response

@@ -21,6 +21,7 @@ use crate::config::{BadPath, RequestPath, split_host_port, without_port};
 use http::header::{HOST, HeaderValue};
 use http::uri::Authority;
 use http::{Method, Request, StatusCode, Version};
+use std::time::Duration;
 
 /// What a `405` from the edge names in `Allow`: every method it forwards.
 pub const ALLOWED_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
@@ -68,9 +69,10 @@ pub enum Refusal {
     /// An HTTP/2 stream past its client's share of streams in flight ([`crate::gate`]).
     #[error("the client has its share of streams in flight")]
     Streams,
-    /// An HTTP/2 stream of a client in debt of its cancel budget ([`crate::cancel_budget`]).
+    /// An HTTP/2 stream of a client in debt of its cancel budget ([`crate::cancel_budget`]),
+    /// for this long still.
     #[error("the client cancelled more streams than its budget")]
-    Cancels,
+    Cancels(Duration),
 }
 
 impl Refusal {
@@ -82,7 +84,7 @@ impl Refusal {
             Self::Method => "method",
             Self::Coding(_) => "coding",
             Self::Streams => "streams",
-            Self::Cancels => "cancels",
+            Self::Cancels(_) => "cancels",
         }
     }
 
@@ -91,8 +93,16 @@ impl Refusal {
         match self {
             Self::Method => StatusCode::METHOD_NOT_ALLOWED,
             Self::Coding(BadCoding::Unknown) => StatusCode::NOT_IMPLEMENTED,
-            Self::Streams | Self::Cancels => StatusCode::TOO_MANY_REQUESTS,
+            Self::Streams | Self::Cancels(_) => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::BAD_REQUEST,
+        }
+    }
+
+    /// How long the client should wait before it asks again, when the edge knows.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Cancels(left) => Some(*left),
+            _ => None,
         }
     }
 

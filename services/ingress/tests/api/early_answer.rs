@@ -121,7 +121,7 @@ fn empty() -> Upload {
 async fn uploads_answered_early_keep_their_streams_in_the_clients_share_until_they_end() {
     let origin = RawOrigin::start(Behaviour::Early(EARLY)).await;
     let cert = DevCert::make();
-    let estate = "  maxStreamsPerClient: 2\n  requestBodyTimeout: 2s\n";
+    let estate = "  maxStreamsPerClient: 2\n  requestBodyTimeout: 4s\n";
     let ingress = cert.ingress(&file(&origin, estate), &[]);
     let port = ingress.tls().port();
     let sender = h2::<Upload>(&cert, ingress.tls()).await;
@@ -144,14 +144,14 @@ async fn uploads_answered_early_keep_their_streams_in_the_clients_share_until_th
 async fn a_steady_upload_answered_early_is_no_idle_connection() {
     let origin = RawOrigin::start(Behaviour::Early(EARLY)).await;
     let cert = DevCert::make();
-    let estate = "  http2IdleTimeout: 1s\n  requestBodyTimeout: 1s\n";
+    let estate = "  http2IdleTimeout: 2s\n  requestBodyTimeout: 2s\n";
     let ingress = cert.ingress(&file(&origin, estate), &[]);
     let port = ingress.tls().port();
     let sender = h2::<Upload>(&cert, ingress.tls()).await;
     let (frames, status, _) = post_open(&sender, port).await;
     assert_eq!(status, 200);
-    // Three idle timeouts of a byte every 300 ms after the answer ended.
-    for _ in 0..10 {
+    // Two idle timeouts of a byte every 300 ms after the answer ended.
+    for _ in 0..14 {
         tokio::time::sleep(Duration::from_millis(300)).await;
         frames
             .send(Ok(Frame::data(Bytes::from_static(b"x"))))

@@ -81,14 +81,14 @@ async fn an_upgrade_to_a_dead_origin_is_the_502() {
 async fn a_silent_tunnel_is_closed_and_a_pinged_one_kept() {
     let origin = Origin::start("ws-idle");
     let ingress = Ingress::start(&format!(
-        "ingress:\n  - service: {}\nestate:\n  websocketIdleTimeout: 1s\n",
+        "ingress:\n  - service: {}\nestate:\n  websocketIdleTimeout: 2s\n",
         origin.url()
     ));
     let open = || awc::Client::new().ws(ingress.url("/ws")).connect();
     let (_, mut silent) = open().await.expect("the upgrade goes through");
     let (_, mut pinged) = open().await.expect("the upgrade goes through");
-    // Three idle timeouts: the pinged tunnel hears a ping (and its pong) every 300 ms.
-    for _ in 0..10 {
+    // Two idle timeouts: the pinged tunnel hears a ping (and its pong) every 300 ms.
+    for _ in 0..14 {
         pinged
             .send(ws::Message::Ping("still here".into()))
             .await
@@ -99,7 +99,7 @@ async fn a_silent_tunnel_is_closed_and_a_pinged_one_kept() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     }
-    let closed = tokio::time::timeout(std::time::Duration::from_secs(5), silent.next()).await;
+    let closed = tokio::time::timeout(std::time::Duration::from_secs(8), silent.next()).await;
     assert!(
         matches!(closed, Ok(None | Some(Err(_)))),
         "the silent tunnel is still open: {closed:?}"
