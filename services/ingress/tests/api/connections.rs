@@ -2,7 +2,9 @@
 //! a client holding its share has a further connection closed at once, on the plain port and
 //! the TLS port alike, while another client is served; at the total, a new connection waits
 //! until a place is free and is then served; a WebSocket tunnel keeps its connection's place
-//! until it closes. Clients are told apart by their loopback address (127.0.0.2, 127.0.0.3, …).
+//! until it closes. Clients are told apart by their loopback address (127.0.0.2, 127.0.0.3, …);
+//! on a dual-stack port an IPv4 client is still itself, not an IPv6 network (whose /64 would
+//! be the one `::1` is in).
 
 use crate::origins::Origin;
 use crate::process::Ingress;
@@ -169,4 +171,32 @@ async fn a_websocket_tunnel_keeps_its_connections_place_until_it_closes() {
         }
     }
     assert!(served, "the tunnel's place came back once it closed");
+}
+
+#[actix_web::test]
+async fn on_a_dual_stack_port_an_ipv4_client_is_one_client_and_ipv6_loopback_another() {
+    let origin = Origin::start("dual");
+    let ingress = Ingress::start_with(
+        &file(&origin, "  maxConnectionsPerClient: 1\n"),
+        &[("BIND_ADDR", "::")],
+    );
+    let port = ingress.proxy.port();
+    let v4: SocketAddr = format!("127.0.0.1:{port}").parse().expect("an address");
+    let v6: SocketAddr = format!("[::1]:{port}").parse().expect("an address");
+    // The listener sees 127.0.0.1 as ::ffff:127.0.0.1: still the one IPv4 client, and not the
+    // IPv6 network ::/64, which `::1` is in too.
+    let mut held = TcpStream::connect(v4).await.expect("connects");
+    assert_eq!(ask(&mut held).await.as_deref(), OK);
+    let mut again = TcpStream::connect(v4).await.expect("the kernel accepts");
+    assert_eq!(
+        ask(&mut again).await,
+        None,
+        "a second IPv4 connection was served"
+    );
+    let mut other = TcpStream::connect(v6).await.expect("connects");
+    assert_eq!(
+        ask(&mut other).await.as_deref(),
+        OK,
+        "::1 is another client"
+    );
 }
