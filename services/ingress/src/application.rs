@@ -8,7 +8,7 @@
 
 use crate::admin::Admin;
 use crate::config::{ClientBounds, IngressConfig};
-use crate::gate::{Gate, GateMetrics};
+use crate::gate::Gate;
 use crate::metrics::Metrics;
 use crate::origin::{self, Pools};
 use crate::proxy::Proxy;
@@ -132,7 +132,7 @@ impl Application {
         let send_timeout = config.estate.send_timeout;
         tokio::spawn(server::serve(
             admin_listener,
-            Gate::new(&ADMIN_BOUNDS, GateMetrics::default()).map_err(StartFailure::Other)?,
+            Gate::http1_only(&ADMIN_BOUNDS),
             answer,
             send_timeout,
             forever.0,

@@ -16,15 +16,16 @@ use futures_util::FutureExt;
 use limiter::{CommonSettings, Decision, GroupId, KeyDigest, Limiter, Policy, SystemClock};
 use lru::LruCache;
 use platform_core::subscriber::Subscriber;
-use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// Clients whose cancels are tracked at once; past it the limiter forgets the ones whose
-/// budget is full first, so a flood of fresh clients cannot reset one in debt.
-const MAX_TRACKED_CLIENTS: usize = 65_536;
+/// budget is full first, so a flood of fresh clients cannot reset one in debt (only as many
+/// clients in debt, each a thousand cancels deep, could). The limiter allocates its table for
+/// all of them up front: 16 384 cost about 2 MB of memory, 65 536 about 9 MB.
+const MAX_TRACKED_CLIENTS: usize = 16_384;
 /// The period the budget is counted over.
 const PERIOD: Duration = Duration::from_secs(60);
 /// The limiter's one group.
@@ -57,11 +58,11 @@ impl CancelBudget {
         let group = limiter
             .group_id(GROUP)
             .ok_or_else(|| format!("the cancel budget's limiter has no group {GROUP}"))?;
-        let capacity = NonZeroUsize::new(MAX_TRACKED_CLIENTS).unwrap_or(NonZeroUsize::MIN);
         Ok(Self {
             limiter,
             group,
-            debtors: Mutex::new(LruCache::new(capacity)),
+            // Grown as clients fall into debt, not allocated whole up front: most never do.
+            debtors: Mutex::new(LruCache::unbounded()),
             in_debt: AtomicUsize::new(0),
         })
     }
@@ -78,6 +79,9 @@ impl CancelBudget {
             return true;
         };
         let mut debtors = self.debtors();
+        if debtors.len() >= MAX_TRACKED_CLIENTS && !debtors.contains(&subscriber) {
+            debtors.pop_lru();
+        }
         debtors.put(subscriber, Instant::now() + reset_after);
         self.in_debt.store(debtors.len(), Ordering::Relaxed);
         false

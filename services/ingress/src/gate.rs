@@ -54,21 +54,37 @@ pub struct Gate {
     per_client: usize,
     streams_per_client: usize,
     clients: Mutex<HashMap<Subscriber, Share>>,
-    cancels: CancelBudget,
+    /// None on a port that speaks HTTP/1.1 only, where nothing is cancelled.
+    cancels: Option<CancelBudget>,
     metrics: GateMetrics,
 }
 
 impl Gate {
     /// A gate with `bounds`, reporting to `metrics`; the error is the cancel budget's.
     pub fn new(bounds: &ClientBounds, metrics: GateMetrics) -> Result<Arc<Self>, String> {
-        Ok(Arc::new(Self {
+        let cancels = CancelBudget::new(bounds.cancelled_streams_per_client)?;
+        Ok(Self::with(bounds, Some(cancels), metrics))
+    }
+
+    /// A gate for a port that speaks HTTP/1.1 only (the admin port): its connections'
+    /// bounds, no cancel budget (nothing there is cancelled), no metrics.
+    pub fn http1_only(bounds: &ClientBounds) -> Arc<Self> {
+        Self::with(bounds, None, GateMetrics::default())
+    }
+
+    fn with(
+        bounds: &ClientBounds,
+        cancels: Option<CancelBudget>,
+        metrics: GateMetrics,
+    ) -> Arc<Self> {
+        Arc::new(Self {
             room: Arc::new(Semaphore::new(bounds.max_connections)),
             per_client: bounds.max_connections_per_client,
             streams_per_client: bounds.max_streams_per_client,
             clients: Mutex::new(HashMap::new()),
-            cancels: CancelBudget::new(bounds.cancelled_streams_per_client)?,
+            cancels,
             metrics,
-        }))
+        })
     }
 
     /// A place for a connection from `peer`, once there is room; `None` at once when its
@@ -143,7 +159,11 @@ impl Place {
     /// streams, or while it is in debt of its cancel budget.
     pub fn stream(&self) -> Result<StreamPlace, OverShare> {
         let Ticket { gate, subscriber } = &self.ticket;
-        if let Some(left) = gate.cancels.debt(*subscriber) {
+        if let Some(left) = gate
+            .cancels
+            .as_ref()
+            .and_then(|cancels| cancels.debt(*subscriber))
+        {
             return Err(OverShare::Cancels(left));
         }
         let placed = gate.count(*subscriber, |share| {
@@ -161,7 +181,10 @@ impl Place {
     /// Counts a cancelled stream of this connection's client ([`crate::cancel_budget`]):
     /// whether the client was still within its budget.
     pub fn cancelled(&self) -> bool {
-        self.ticket.gate.cancels.spend(self.ticket.subscriber)
+        let Ticket { gate, subscriber } = &self.ticket;
+        gate.cancels
+            .as_ref()
+            .is_none_or(|cancels| cancels.spend(*subscriber))
     }
 }
 
